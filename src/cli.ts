@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { Command, Option } from "commander";
+import { Broker } from "./core/broker.js";
+import { createLogger, LOG_LEVELS, type Logger } from "./core/log.js";
+import { packageVersion } from "./core/version.js";
+import { ConfigError } from "./config/errors.js";
+import { loadConfig } from "./config/load.js";
+import { buildSkeleton } from "./tree/skeleton.js";
+import { checkMounts } from "./core/check-config.js";
+import { createMcpServer } from "./frontends/mcp/create-server.js";
+import { parseListenAddress } from "./frontends/http/listen-address.js";
+import { serveHttp } from "./serve.js";
+import { dumpTree } from "./tree/dump.js";
+
+const program = new Command("mcp-broker")
+  .description("One MCP endpoint in front of many MCP servers, as a navigable tree of tools.")
+  .version(packageVersion);
+
+const logLevel = () =>
+  new Option("--log-level <level>", "log level (logs go to stderr)")
+    .choices(LOG_LEVELS)
+    .default("info");
+const ignoreBroken = () =>
+  new Option(
+    "--ignore-broken-tool",
+    "leave out, with a warning, a source that fails to start or a tool that cannot be mounted, instead of refusing to start",
+  );
+
+program
+  .command("serve", { isDefault: true })
+  .description(
+    "serve the meta API (POST /meta_tree, /meta_desc, /meta_call), MCP at /mcp and GET /healthz",
+  )
+  .argument("<listen>", "HOST:PORT to listen on, such as 127.0.0.1:8100")
+  .argument("<config>", "the JSON config file")
+  .argument(
+    "[secret]",
+    "demand `Authorization: Bearer SECRET` on every endpoint but /healthz (or set MCP_BROKER_SECRET)",
+  )
+  .option("--reload", "watch the config file and apply changes without a restart")
+  .addOption(ignoreBroken())
+  .addOption(logLevel())
+  .option("--dump-tree", "print the tree and exit")
+  .action(
+    async (
+      listen: string,
+      configFile: string,
+      secret: string | undefined,
+      opts: { reload?: boolean; ignoreBrokenTool?: boolean; logLevel: string; dumpTree?: boolean },
+    ) => {
+      const log = createLogger(opts.logLevel);
+      if (opts.dumpTree) return printTree(configFile, log, opts.ignoreBrokenTool);
+      const { host, port } = parseListenAddress(listen);
+      const running = await serveHttp({
+        host,
+        port,
+        configFile,
+        secret: secret ?? process.env.MCP_BROKER_SECRET,
+        reload: opts.reload,
+        ignoreBroken: opts.ignoreBrokenTool,
+        log,
+      });
+      onShutdown(log, () => running.close());
+    },
+  );
+
+program
+  .command("stdio")
+  .description("serve MCP over stdin/stdout, for desktop clients")
+  .argument("<config>", "the JSON config file")
+  .addOption(ignoreBroken())
+  .addOption(logLevel())
+  .action(async (configFile: string, opts: { ignoreBrokenTool?: boolean; logLevel: string }) => {
+    const log = createLogger(opts.logLevel);
+    const config = await loadConfig(configFile);
+    const broker = await Broker.start(config, { log, ignoreBroken: opts.ignoreBrokenTool });
+    const server = createMcpServer(broker, {
+      expose: config.expose ?? "meta",
+      principal: { id: "stdio", scopes: ["tree:/**", "describe:/**", "call:/**"] },
+    });
+    const transport = new StdioServerTransport();
+    const stop = async () => {
+      await server.close();
+      await broker.close();
+    };
+    transport.onclose = () => void stop().then(() => process.exit(0));
+    await server.connect(transport);
+    process.stdin.on("end", () => void stop().then(() => process.exit(0)));
+    onShutdown(log, stop);
+  });
+
+program
+  .command("dump-tree")
+  .description("start the sources, print the tree and exit")
+  .argument("<config>", "the JSON config file")
+  .addOption(ignoreBroken())
+  .addOption(logLevel().default("warn"))
+  .action((configFile: string, opts: { ignoreBrokenTool?: boolean; logLevel: string }) =>
+    printTree(configFile, createLogger(opts.logLevel), opts.ignoreBrokenTool),
+  );
+
+program
+  .command("check-config")
+  .description("validate a config file without starting anything")
+  .argument("<config>", "the JSON config file")
+  .action(async (configFile: string) => {
+    const config = await loadConfig(configFile);
+    const problems: string[] = [];
+    const skeleton = buildSkeleton(config, problems);
+    problems.push(...checkMounts(skeleton.mounts));
+    if (problems.length > 0) throw new ConfigError(configFile, problems);
+    process.stdout.write(
+      `${configFile}: valid (${skeleton.nodes.size} nodes, ${skeleton.mounts.length} sources)\n`,
+    );
+  });
+
+async function printTree(configFile: string, log: Logger, ignoreBroken?: boolean): Promise<void> {
+  const broker = await Broker.start(await loadConfig(configFile), { log, ignoreBroken });
+  try {
+    process.stdout.write(dumpTree(broker.tree()));
+  } finally {
+    await broker.close();
+  }
+}
+
+function onShutdown(log: Logger, close: () => Promise<void>): void {
+  let closing = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, "shutting down");
+    close().then(
+      () => process.exit(0),
+      (err: Error) => {
+        log.error({ err: err.message }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", handler);
+  process.once("SIGTERM", handler);
+}
+
+program.parseAsync().catch((err: Error) => {
+  process.stderr.write(`mcp-broker: ${err.message}\n`);
+  process.exit(err instanceof ConfigError ? 2 : 1);
+});

@@ -1,0 +1,245 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ConfigError } from "../config/errors.js";
+import type { Config, RenderMode } from "../config/schema.js";
+import { renderResult } from "../output/render.js";
+import { truncateOutput } from "../output/truncate.js";
+import { compose, defaultLinks, type Next } from "../policy/chain.js";
+import { createSource } from "../sources/create-source.js";
+import { buildTree } from "../tree/build-tree.js";
+import { buildSkeleton, type Mount, type Skeleton } from "../tree/skeleton.js";
+import type { Tree } from "../tree/tree.js";
+import { BrokerError } from "./errors.js";
+import type { Logger } from "./log.js";
+import type { CallContext, SourceStatus, SupervisedRouter } from "./router.js";
+import { describeEntry, listChildren, type EntryDescription, type NodeListing } from "./views.js";
+import { checkMounts, sourceDefinition } from "./check-config.js";
+
+export interface BrokerOptions {
+  readonly log: Logger;
+  /** Leave out sources that fail to start and tools that cannot be mounted, with a warning. */
+  readonly ignoreBroken?: boolean;
+  readonly createSource?: (mount: Mount, log: Logger) => SupervisedRouter;
+}
+
+export interface CallOutput {
+  readonly path: string;
+  readonly isError: boolean;
+  readonly renderMode: RenderMode;
+  /** True when `output` is the truncation wrapper. */
+  readonly truncated: boolean;
+  /** The result rendered by the tool's `render_mode`, truncated by `max_output_chars`. */
+  readonly output: unknown;
+}
+
+interface Running {
+  readonly mount: Mount;
+  readonly router: SupervisedRouter;
+  readonly definition: string;
+  readonly unsubscribe: () => void;
+}
+
+/**
+ * The one entry point of the frontends: the tree, descriptions, calls. It owns
+ * the sources, rebuilds the tree whole whenever a source's tools or the config
+ * change, and swaps it in at once.
+ */
+export class Broker {
+  private current!: Tree;
+  private skeleton!: Skeleton;
+  private running = new Map<string, Running>();
+  private readonly treeListeners = new Set<() => void>();
+  private readonly invoke: Next;
+  private rebuildQueued = false;
+
+  private constructor(
+    private config: Config,
+    private readonly options: BrokerOptions,
+  ) {
+    this.invoke = compose(defaultLinks(), (call) =>
+      this.router(call.leaf.sourceId).callTool(call.leaf.toolName, call.args, call.ctx),
+    );
+  }
+
+  /** Starts every source in parallel and builds the first tree. */
+  static async start(config: Config, options: BrokerOptions): Promise<Broker> {
+    const broker = new Broker(config, options);
+    broker.skeleton = broker.validated(config);
+    try {
+      await broker.startSources(broker.skeleton.mounts);
+      await broker.rebuild(true);
+    } catch (err) {
+      await broker.close();
+      throw err;
+    }
+    return broker;
+  }
+
+  tree(): Tree {
+    return this.current;
+  }
+
+  list(path: string): NodeListing {
+    return listChildren(this.current, this.current.node(path));
+  }
+
+  describe(path: string): EntryDescription {
+    return describeEntry(this.current, this.current.lookup(path), (id) =>
+      this.running.get(id)?.router.status(),
+    );
+  }
+
+  async call(path: string, args: unknown, ctx: CallContext): Promise<CallOutput> {
+    const leaf = this.current.tool(path);
+    if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
+      throw new BrokerError(
+        "invalid_params",
+        `args must be a JSON object of named arguments, not ${Array.isArray(args) ? "an array" : JSON.stringify(args)}`,
+        { path },
+      );
+    }
+    const result = await this.invoke({
+      path,
+      leaf,
+      args: (args ?? {}) as Record<string, unknown>,
+      ctx,
+    });
+    const rendered = renderResult(result, leaf.renderMode);
+    const output = truncateOutput(rendered, leaf.maxOutputChars);
+    return {
+      path,
+      isError: result.isError === true,
+      renderMode: leaf.renderMode,
+      truncated: output !== rendered,
+      output,
+    };
+  }
+
+  health(): { ok: boolean; sources: Record<string, SourceStatus> } {
+    const sources: Record<string, SourceStatus> = {};
+    for (const [id, r] of this.running) sources[id] = r.router.status();
+    return { ok: Object.values(sources).every((s) => s.up), sources };
+  }
+
+  /** Called after every tree swap (tools changed, config reloaded). */
+  onTreeChange(listener: () => void): () => void {
+    this.treeListeners.add(listener);
+    return () => this.treeListeners.delete(listener);
+  }
+
+  /** Applies a new config: sources whose definition changed are restarted, others kept. */
+  async reload(config: Config): Promise<void> {
+    const skeleton = this.validated(config);
+    const keep = new Set<string>();
+    for (const mount of skeleton.mounts) {
+      const old = this.running.get(mount.id);
+      if (old && old.definition === sourceDefinition(mount)) keep.add(mount.id);
+    }
+    const stale = [...this.running.values()].filter((r) => !keep.has(r.mount.id));
+    for (const r of stale) this.running.delete(r.mount.id);
+    await Promise.all(stale.map((r) => this.stop(r)));
+    this.config = config;
+    this.skeleton = skeleton;
+    for (const mount of skeleton.mounts) {
+      const kept = this.running.get(mount.id);
+      if (kept) this.running.set(mount.id, { ...kept, mount });
+    }
+    await this.startSources(
+      skeleton.mounts.filter((m) => !keep.has(m.id)),
+      true,
+    );
+    await this.rebuild(false);
+    this.options.log.info(
+      { kept: keep.size, started: skeleton.mounts.length - keep.size, stopped: stale.length },
+      "config reloaded",
+    );
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.running.values()];
+    this.running.clear();
+    await Promise.all(all.map((r) => this.stop(r)));
+  }
+
+  private validated(config: Config): Skeleton {
+    const problems: string[] = [];
+    const skeleton = buildSkeleton(config, problems);
+    problems.push(...checkMounts(skeleton.mounts));
+    if (problems.length > 0) throw new ConfigError("config", problems);
+    return skeleton;
+  }
+
+  private async startSources(
+    mounts: readonly Mount[],
+    tolerate = this.options.ignoreBroken === true,
+  ): Promise<void> {
+    const make = this.options.createSource ?? createSource;
+    const started = mounts.map((mount) => {
+      const router = make(mount, this.options.log);
+      const unsubscribe = router.onChange?.(() => this.queueRebuild()) ?? (() => undefined);
+      this.running.set(mount.id, {
+        mount,
+        router,
+        definition: sourceDefinition(mount),
+        unsubscribe,
+      });
+      return router.start();
+    });
+    const failures = (await Promise.allSettled(started))
+      .map((r, i) =>
+        r.status === "rejected" ? `${mounts[i]?.id}: ${(r.reason as Error).message}` : null,
+      )
+      .filter((f): f is string => f !== null);
+    if (failures.length === 0) return;
+    if (!tolerate)
+      throw new BrokerError("unavailable", `sources failed to start:\n  ${failures.join("\n  ")}`);
+    for (const f of failures)
+      this.options.log.warn({ problem: f }, "source left out until it starts");
+  }
+
+  private async stop(r: Running): Promise<void> {
+    r.unsubscribe();
+    await r.router
+      .close()
+      .catch((err: Error) =>
+        this.options.log.warn({ source: r.mount.id, err: err.message }, "close failed"),
+      );
+  }
+
+  private router(id: string): SupervisedRouter {
+    const r = this.running.get(id);
+    if (!r) throw new BrokerError("unavailable", `source ${id} is not running`, { source: id });
+    return r.router;
+  }
+
+  private queueRebuild(): void {
+    if (this.rebuildQueued || this.current === undefined) return;
+    this.rebuildQueued = true;
+    queueMicrotask(() => {
+      this.rebuildQueued = false;
+      this.rebuild(false).catch((err: Error) =>
+        this.options.log.error({ err: err.message }, "tree rebuild failed"),
+      );
+    });
+  }
+
+  private async rebuild(initial: boolean): Promise<void> {
+    const lists = await Promise.all(
+      this.skeleton.mounts.map(async (m): Promise<[string, Tool[]]> => [
+        m.id,
+        (await this.running.get(m.id)?.router.listTools()) ?? [],
+      ]),
+    );
+    const { tree, problems } = buildTree(this.config, this.skeleton, new Map(lists));
+    if (problems.length > 0) {
+      if (initial && this.options.ignoreBroken !== true) {
+        throw new ConfigError("tree", [
+          ...problems,
+          "start with --ignore-broken-tool to leave these out instead",
+        ]);
+      }
+      for (const p of problems) this.options.log.warn({ problem: p }, "tool left out");
+    }
+    this.current = tree;
+    if (!initial) for (const listener of this.treeListeners) listener();
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The one error type of the broker. Sources, the tree and the policy chain throw
+ * it; each frontend maps `kind` to its own wire code in one table, so a failure
+ * reads the same whichever way a client came in.
+ */
+export type ErrorKind =
+  | "invalid_params"
+  | "not_found"
+  | "unauthenticated"
+  | "forbidden"
+  | "idempotency_conflict"
+  | "too_large"
+  | "rate_limited"
+  | "timeout"
+  | "unavailable"
+  | "execution_failed"
+  | "internal";
+
+export class BrokerError extends Error {
+  override readonly name = "BrokerError";
+
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+
+  /** The shape frontends put on the wire: never a stack trace. */
+  toJSON(): { kind: ErrorKind; message: string; details?: Record<string, unknown> } {
+    return this.details === undefined
+      ? { kind: this.kind, message: this.message }
+      : { kind: this.kind, message: this.message, details: this.details };
+  }
+}
+
+/**
+ * Any thrown value as a BrokerError. Unknown failures become `internal` with a
+ * generic message, because their text may carry paths or secrets of the host.
+ */
+export function asBrokerError(err: unknown): BrokerError {
+  if (err instanceof BrokerError) return err;
+  return new BrokerError("internal", "internal error in the broker; see its log for details");
+}

@@ -1,0 +1,95 @@
+import type { NodeEntry, ToolEntry, Tree, TreeEntry } from "../tree/tree.js";
+import { lastSegment } from "../tree/path.js";
+import type { SourceStatus } from "./router.js";
+
+/** One child as `meta_tree` lists it. */
+export interface EntrySummary {
+  path: string;
+  name: string;
+  type: "node" | "tool";
+  summary?: string;
+}
+
+export interface NodeListing {
+  path: string;
+  children: EntrySummary[];
+}
+
+export interface NodeDescription {
+  path: string;
+  type: "node";
+  summary?: string;
+  description?: string;
+  source?: { name: string; up: boolean; restarts: number; error?: string };
+  children: EntrySummary[];
+}
+
+export interface ToolDescription {
+  path: string;
+  type: "tool";
+  summary: string;
+  description: string;
+  args_schema: ToolEntry["tool"]["inputSchema"];
+  example_args?: Record<string, unknown>;
+  output_schema?: ToolEntry["tool"]["outputSchema"];
+  annotations?: ToolEntry["tool"]["annotations"];
+  flat_name: string;
+  render_mode: ToolEntry["renderMode"];
+  max_output_chars?: number;
+  timeout_s: number;
+}
+
+export type EntryDescription = NodeDescription | ToolDescription;
+
+export function summarizeEntry(entry: TreeEntry): EntrySummary {
+  const out: EntrySummary = {
+    path: entry.path,
+    name: lastSegment(entry.path) || "/",
+    type: entry.type,
+  };
+  if (entry.summary !== undefined) out.summary = entry.summary;
+  return out;
+}
+
+export function listChildren(tree: Tree, node: NodeEntry): NodeListing {
+  return { path: node.path, children: tree.children(node).map(summarizeEntry) };
+}
+
+export function describeEntry(
+  tree: Tree,
+  entry: TreeEntry,
+  status: (sourceId: string) => SourceStatus | undefined,
+): EntryDescription {
+  if (entry.type === "tool") return describeTool(entry);
+  const out: NodeDescription = {
+    path: entry.path,
+    type: "node",
+    children: tree.children(entry).map(summarizeEntry),
+  };
+  if (entry.summary !== undefined) out.summary = entry.summary;
+  if (entry.description !== undefined) out.description = entry.description;
+  const s = entry.mount === undefined ? undefined : status(entry.mount);
+  if (entry.mount !== undefined && s) {
+    out.source = { name: entry.mount, up: s.up, restarts: s.restarts };
+    if (s.lastError !== undefined) out.source.error = s.lastError;
+  }
+  return out;
+}
+
+function describeTool(leaf: ToolEntry): ToolDescription {
+  const out: ToolDescription = {
+    path: leaf.path,
+    type: "tool",
+    summary: leaf.summary,
+    description: leaf.description,
+    args_schema: leaf.tool.inputSchema,
+    flat_name: leaf.flatName,
+    render_mode: leaf.renderMode,
+    timeout_s: leaf.timeoutMs / 1000,
+  };
+  if (leaf.exampleArgs !== undefined) out.example_args = leaf.exampleArgs;
+  if (leaf.tool.outputSchema !== undefined) out.output_schema = leaf.tool.outputSchema;
+  if (leaf.tool.annotations !== undefined) out.annotations = leaf.tool.annotations;
+  if (leaf.maxOutputChars !== undefined) out.max_output_chars = leaf.maxOutputChars;
+  return out;
+}

@@ -1,0 +1,86 @@
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Broker } from "../../core/broker.js";
+import { asBrokerError, BrokerError } from "../../core/errors.js";
+import type { Logger } from "../../core/log.js";
+import type { Principal } from "../../core/router.js";
+import type { ExposeMode } from "../../config/schema.js";
+import { createMcpServer } from "../mcp/create-server.js";
+import { HttpSessions } from "../mcp/http-sessions.js";
+import { metaRoutes } from "../rest/meta-routes.js";
+import { REST_STATUS } from "../rest/status.js";
+import { bearerAuth } from "./bearer-auth/index.js";
+
+export const DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
+
+export interface HttpAppOptions {
+  readonly broker: Broker;
+  readonly log: Logger;
+  readonly expose: () => ExposeMode;
+  /** With a secret, every endpoint but `/healthz` demands it as a bearer token. */
+  readonly secret?: string | undefined;
+  readonly maxRequestBytes?: number;
+}
+
+export interface HttpApp {
+  readonly app: Hono;
+  readonly sessions: HttpSessions;
+}
+
+const EVERYTHING: Principal = { id: "anonymous", scopes: ["tree:/**", "describe:/**", "call:/**"] };
+
+/** The broker's HTTP surface: `/healthz`, the REST meta API and MCP at `/mcp`. */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const { broker, log } = options;
+  const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  const principal: Principal =
+    options.secret === undefined ? EVERYTHING : { ...EVERYTHING, id: "shared-secret" };
+  const sessions = new HttpSessions(
+    () => createMcpServer(broker, { expose: options.expose(), principal }),
+    maxBytes,
+  );
+  const app = new Hono();
+
+  app.onError((err, c) => {
+    const e = asBrokerError(err);
+    if (e.kind === "internal") log.error({ err, path: c.req.path }, "request failed");
+    return c.json({ error: e.toJSON() }, REST_STATUS[e.kind]);
+  });
+  app.notFound((c) =>
+    c.json(
+      {
+        error: {
+          kind: "not_found",
+          message: `no endpoint ${c.req.method} ${c.req.path}; the endpoints are POST /meta_tree, /meta_desc, /meta_call, /mcp and GET /healthz`,
+        },
+      },
+      404,
+    ),
+  );
+
+  app.get("/healthz", (c) => {
+    const health = broker.health();
+    return c.json(health, health.ok ? 200 : 503);
+  });
+
+  if (options.secret !== undefined) app.use("*", bearerAuth(options.secret));
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: maxBytes,
+      onError: () => {
+        throw new BrokerError(
+          "too_large",
+          `request body is larger than the limit of ${maxBytes} bytes`,
+          { max_request_bytes: maxBytes },
+        );
+      },
+    }),
+  );
+  app.route(
+    "/",
+    metaRoutes(broker, () => principal),
+  );
+  app.all("/mcp", (c: Context) => sessions.handle(c.req.raw));
+  return { app, sessions };
+}

@@ -1,0 +1,30 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallOutput } from "../../core/broker.js";
+import type { BrokerError } from "../../core/errors.js";
+
+/** A broker call's output as an MCP tool result: untouched in `mcp` mode, one text part otherwise. */
+export function toCallToolResult(out: CallOutput): CallToolResult {
+  if (out.renderMode === "mcp" && !out.truncated) {
+    return {
+      ...(out.output as Pick<CallToolResult, "content" | "structuredContent">),
+      isError: out.isError,
+    };
+  }
+  return { content: [{ type: "text", text: asText(out.output) }], isError: out.isError };
+}
+
+export function jsonResult(value: unknown): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(value) }] };
+}
+
+/** A failure the model can act on, as a tool result rather than a protocol error. */
+export function errorResult(err: BrokerError): CallToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify({ error: err.toJSON() }) }],
+    isError: true,
+  };
+}
+
+function asText(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}

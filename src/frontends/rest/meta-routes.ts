@@ -1,0 +1,51 @@
+import { Hono, type Context } from "hono";
+import type { Broker } from "../../core/broker.js";
+import { BrokerError } from "../../core/errors.js";
+import type { Principal } from "../../core/router.js";
+import { CallRequest, parseRequest, PathRequest } from "./requests.js";
+
+const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * `POST /meta_tree`, `/meta_desc`, `/meta_call` of the seed: JSON in, JSON out.
+ * Errors are thrown as BrokerError and encoded by the app's error handler.
+ */
+export function metaRoutes(broker: Broker, principalOf: (c: Context) => Principal): Hono {
+  const app = new Hono();
+  app.post("/meta_tree", async (c) => {
+    const { path } = parseRequest(PathRequest, await jsonBody(c));
+    return c.json(broker.list(path));
+  });
+  app.post("/meta_desc", async (c) => {
+    const { path } = parseRequest(PathRequest, await jsonBody(c));
+    return c.json(broker.describe(path));
+  });
+  app.post("/meta_call", async (c) => {
+    const { path, args } = parseRequest(CallRequest, await jsonBody(c));
+    const out = await broker.call(path, args, {
+      signal: c.req.raw.signal,
+      deadline: Date.now() + FAR_FUTURE_MS,
+      principal: principalOf(c),
+    });
+    return c.json({ path: out.path, is_error: out.isError, output: out.output });
+  });
+  return app;
+}
+
+async function jsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") {
+    throw new BrokerError(
+      "invalid_params",
+      'request body is empty; send a JSON object such as {"path": "/"}',
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new BrokerError(
+      "invalid_params",
+      `request body is not valid JSON: ${(err as Error).message}`,
+    );
+  }
+}

@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { BrokerError } from "../../core/errors.js";
+import { jsonPath } from "../../config/errors.js";
+import { normalizePath } from "../../tree/path.js";
+
+const TreePath = z
+  .string()
+  .refine((p) => normalizePath(p) !== null, 'must be an absolute path such as "/" or "/repo/read"');
+
+export const PathRequest = z.strictObject({ path: TreePath.default("/") });
+export const CallRequest = z.strictObject({
+  path: TreePath,
+  args: z.record(z.string(), z.unknown()).default({}),
+});
+
+/** Parses a request body against one of the schemas above, as `invalid_params` naming the field. */
+export function parseRequest<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const result = schema.safeParse(body);
+  if (result.success) {
+    const data = result.data as { path: string };
+    return { ...data, path: normalizePath(data.path) } as z.infer<T>;
+  }
+  const problems = result.error.issues.map((i) => `${jsonPath(i.path)}: ${i.message}`);
+  throw new BrokerError("invalid_params", `invalid request: ${problems.join("; ")}`, { problems });
+}

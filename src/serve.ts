@@ -1,0 +1,93 @@
+import { watch, type FSWatcher } from "node:fs";
+import { basename, dirname } from "node:path";
+import { serve as listen, type ServerType } from "@hono/node-server";
+import { Broker } from "./core/broker.js";
+import type { Logger } from "./core/log.js";
+import { loadConfig } from "./config/load.js";
+import type { Config } from "./config/schema.js";
+import { createHttpApp } from "./frontends/http/app.js";
+
+export interface ServeOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly configFile: string;
+  readonly secret?: string | undefined;
+  readonly reload?: boolean;
+  readonly ignoreBroken?: boolean;
+  readonly log: Logger;
+}
+
+export interface RunningServer {
+  readonly broker: Broker;
+  /** The port actually bound (useful with port 0). */
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Loads the config, starts the sources and serves HTTP until closed. */
+export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
+  const { log } = options;
+  let config = await loadConfig(options.configFile);
+  const broker = await Broker.start(config, { log, ignoreBroken: options.ignoreBroken });
+  const { app, sessions } = createHttpApp({
+    broker,
+    log,
+    secret: options.secret,
+    expose: () => config.expose ?? "meta",
+  });
+  let server: ServerType;
+  const port = await new Promise<number>((resolve, reject) => {
+    server = listen({ fetch: app.fetch, hostname: options.host, port: options.port }, (info) =>
+      resolve(info.port),
+    );
+    server.once("error", reject);
+  }).catch(async (err: NodeJS.ErrnoException) => {
+    await broker.close();
+    throw new Error(
+      `cannot listen on ${options.host}:${options.port}: ${err.code === "EADDRINUSE" ? "the address is in use" : err.message}`,
+    );
+  });
+  log.info({ host: options.host, port, tools: broker.tree().tools().length }, "listening");
+
+  const watcher = options.reload
+    ? watchConfig(options.configFile, log, async () => {
+        const next = await loadConfig(options.configFile);
+        await broker.reload(next);
+        config = next;
+      })
+    : undefined;
+
+  return {
+    broker,
+    port,
+    async close() {
+      watcher?.close();
+      await sessions.closeAll();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await broker.close();
+    },
+  };
+}
+
+/** Calls `onChange` once edits to the file settle; a failed reload keeps the running config. */
+function watchConfig(file: string, log: Logger, onChange: () => Promise<void>): FSWatcher {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  // Watching the folder catches editors that replace the file instead of writing it.
+  return watch(dirname(file), (_event, name) => {
+    if (name !== basename(file)) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = running.then(() =>
+        onChange().catch((err: Error) =>
+          log.error(
+            { err: err.message },
+            "config reload failed; the running config stays in force",
+          ),
+        ),
+      );
+    }, 150);
+  });
+}
+
+export type { Config };

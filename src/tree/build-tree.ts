@@ -1,0 +1,111 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { compileArgsSchema } from "../core/args-validator.js";
+import type { Config } from "../config/schema.js";
+import { flatName } from "./flat-name.js";
+import { joinPath } from "./path.js";
+import type { Skeleton } from "./skeleton.js";
+import { ToolFilter } from "./tool-filter.js";
+import { Tree, type NodeEntry, type ToolEntry, type TreeEntry } from "./tree.js";
+
+export const DEFAULT_TIMEOUT_S = 60;
+
+export interface BuiltTree {
+  readonly tree: Tree;
+  /** Tools left out, each with the reason; the caller decides if that is fatal. */
+  readonly problems: string[];
+}
+
+/**
+ * Mounts each source's tools under its node: `tools/list`, then `tool_filter`,
+ * then `tool_overrides`, then `path_aliases`. A source whose tools are not known
+ * (it is down) contributes its node only.
+ */
+export function buildTree(
+  config: Config,
+  skeleton: Skeleton,
+  toolsBySource: ReadonlyMap<string, readonly Tool[]>,
+): BuiltTree {
+  const problems: string[] = [];
+  const entries = new Map<string, TreeEntry>();
+  const nodeChildren = new Map<string, string[]>();
+  for (const node of skeleton.nodes.values()) nodeChildren.set(node.path, [...node.children]);
+
+  const leaves: ToolEntry[] = [];
+  for (const mount of skeleton.mounts) {
+    const tools = toolsBySource.get(mount.id);
+    if (!tools) continue;
+    const filter = new ToolFilter(mount.source.tool_filter);
+    const overrides = mount.source.tool_overrides ?? {};
+    const aliases = mount.source.path_aliases ?? {};
+    for (const tool of tools) {
+      if (!filter.allows(tool.name)) continue;
+      const override = overrides[tool.name] ?? {};
+      const path = joinPath(mount.id, aliases[tool.name] ?? tool.name);
+      if (skeleton.nodes.has(path) || leaves.some((l) => l.path === path)) {
+        problems.push(
+          `tool "${tool.name}" of ${mount.id} would be at ${path}, which is taken; add a path_aliases entry`,
+        );
+        continue;
+      }
+      let validateArgs;
+      try {
+        validateArgs = compileArgsSchema(tool.inputSchema);
+      } catch (err) {
+        problems.push(
+          `tool "${tool.name}" of ${mount.id} has an invalid inputSchema: ${(err as Error).message}`,
+        );
+        continue;
+      }
+      const description = override.description ?? tool.description ?? "";
+      leaves.push({
+        type: "tool",
+        path,
+        sourceId: mount.id,
+        toolName: tool.name,
+        flatName: flatName(path),
+        summary: override.summary ?? summarize(description) ?? tool.title ?? tool.name,
+        description,
+        tool,
+        exampleArgs: override.example_args,
+        maxOutputChars: override.max_output_chars ?? config.max_output_chars,
+        timeoutMs: (override.timeout ?? config.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+        renderMode: override.render_mode ?? config.render_mode ?? "mcp",
+        validateArgs,
+      });
+    }
+  }
+
+  const flat = new Map<string, ToolEntry>();
+  for (const leaf of leaves) {
+    const clash = flat.get(leaf.flatName);
+    if (clash) {
+      problems.push(
+        `${leaf.path} and ${clash.path} both get the flat tool name "${leaf.flatName}"; rename one with path_aliases`,
+      );
+      continue;
+    }
+    flat.set(leaf.flatName, leaf);
+    entries.set(leaf.path, leaf);
+    nodeChildren.get(leaf.sourceId)?.push(leaf.path);
+  }
+  for (const node of skeleton.nodes.values()) {
+    const entry: NodeEntry = {
+      type: "node",
+      path: node.path,
+      summary: node.summary,
+      description: node.description,
+      children: nodeChildren.get(node.path) ?? [],
+      mount: node.mount,
+    };
+    entries.set(node.path, entry);
+  }
+  return { tree: new Tree(entries, flat), problems };
+}
+
+/** The first sentence or line of a description, at most 160 characters. */
+export function summarize(description: string): string | undefined {
+  const firstLine = description.trim().split("\n")[0]?.trim() ?? "";
+  if (firstLine === "") return undefined;
+  const sentence = /^(.+?[.!?])(\s|$)/.exec(firstLine)?.[1] ?? firstLine;
+  return sentence.length <= 160 ? sentence : `${sentence.slice(0, 159)}…`;
+}

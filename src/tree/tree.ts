@@ -1,0 +1,95 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ArgsValidator } from "../core/args-validator.js";
+import { BrokerError } from "../core/errors.js";
+import type { RenderMode } from "../config/schema.js";
+
+export interface NodeEntry {
+  readonly type: "node";
+  readonly path: string;
+  readonly summary?: string | undefined;
+  readonly description?: string | undefined;
+  /** Paths of the direct children, in config order then tool-list order. */
+  readonly children: string[];
+  /** Id of the source mounted here. */
+  readonly mount?: string | undefined;
+}
+
+export interface ToolEntry {
+  readonly type: "tool";
+  readonly path: string;
+  readonly sourceId: string;
+  /** The backend's own tool name; aliases never rename it. */
+  readonly toolName: string;
+  readonly flatName: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly tool: Tool;
+  readonly exampleArgs?: Record<string, unknown> | undefined;
+  readonly maxOutputChars?: number | undefined;
+  readonly timeoutMs: number;
+  readonly renderMode: RenderMode;
+  readonly validateArgs: ArgsValidator;
+}
+
+export type TreeEntry = NodeEntry | ToolEntry;
+
+/** An immutable snapshot of the tree; rebuilt whole and swapped, never patched. */
+export class Tree {
+  constructor(
+    private readonly entries: ReadonlyMap<string, TreeEntry>,
+    private readonly flat: ReadonlyMap<string, ToolEntry>,
+  ) {}
+
+  get(path: string): TreeEntry | undefined {
+    return this.entries.get(path);
+  }
+
+  node(path: string): NodeEntry {
+    const entry = this.lookup(path);
+    if (entry.type !== "node") {
+      throw new BrokerError(
+        "invalid_params",
+        `${path} is a tool, not a node; use meta_desc or meta_call on it`,
+        { path },
+      );
+    }
+    return entry;
+  }
+
+  tool(path: string): ToolEntry {
+    const entry = this.lookup(path);
+    if (entry.type !== "tool") {
+      throw new BrokerError(
+        "invalid_params",
+        `${path} is a node, not a tool; use meta_tree to list what is under it`,
+        { path },
+      );
+    }
+    return entry;
+  }
+
+  lookup(path: string): TreeEntry {
+    const entry = this.entries.get(path);
+    if (!entry)
+      throw new BrokerError(
+        "not_found",
+        `no entry at path ${path}; use meta_tree to see what exists`,
+        { path },
+      );
+    return entry;
+  }
+
+  children(node: NodeEntry): TreeEntry[] {
+    return node.children
+      .map((p) => this.entries.get(p))
+      .filter((e): e is TreeEntry => e !== undefined);
+  }
+
+  toolByFlatName(name: string): ToolEntry | undefined {
+    return this.flat.get(name);
+  }
+
+  tools(): ToolEntry[] {
+    return [...this.flat.values()];
+  }
+}
