@@ -14,4 +14,18 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Tests read arbitrary JSON off the wire and assert on it.
+    files: ["test/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-explicit-any": "off",
+      "@typescript-eslint/no-non-null-assertion": "off",
+    },
+  },
+  {
+    files: ["**/*.mjs"],
+    languageOptions: {
+      globals: { process: "readonly", setTimeout: "readonly", clearTimeout: "readonly" },
+    },
+  },
 );

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import type { z } from "zod";
 import { ConfigSchema, type Config } from "./schema.js";
 import { ConfigError, jsonPath } from "./errors.js";
 import { substituteEnv } from "./env.js";
@@ -16,10 +17,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv):
   if (problems.length > 0) throw new ConfigError(file, problems);
   const result = ConfigSchema.safeParse(substituted);
   if (!result.success) {
-    throw new ConfigError(
-      file,
-      result.error.issues.map((issue) => `${jsonPath(issue.path)}: ${issue.message}`),
-    );
+    throw new ConfigError(file, describeIssues(result.error.issues, []));
   }
   return result.data;
 }
@@ -38,4 +36,23 @@ export async function loadConfig(
     ]);
   }
   return parseConfig(text, file, env);
+}
+
+/**
+ * Zod's issues as `path: message` lines. For a union (a tree given as a list or
+ * as one root node) the branch whose type matched explains the problem, not the
+ * union's generic "Invalid input".
+ */
+function describeIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]): string[] {
+  return issues.flatMap((issue) => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "invalid_union") {
+      const typed = issue.errors.find(
+        (branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0),
+      );
+      if (typed) return describeIssues(typed, path);
+      return [`${jsonPath(path)}: expected a list of nodes or one root node object`];
+    }
+    return [`${jsonPath(path)}: ${issue.message}`];
+  });
 }

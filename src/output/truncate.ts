@@ -43,7 +43,8 @@ function shorten(value: unknown, max: number): unknown {
     return cap(value, strings, byItems);
   }
   const text = JSON.stringify(value) ?? "";
-  return `${text.slice(0, Math.max(0, max - 24))}…[+${text.length - Math.max(0, max - 24)} chars]`;
+  const kept = largest(0, text.length, (n) => fits(cutText(text, n))) ?? 0;
+  return cutText(text, kept);
 }
 
 /** The largest n in [lo, hi] for which `ok(n)` holds, given `ok` is monotone; null if none. */
@@ -57,12 +58,12 @@ function largest(lo: number, hi: number, ok: (n: number) => boolean): number | n
   return lo;
 }
 
+function cutText(text: string, keep: number): string {
+  return text.length <= keep ? text : `${text.slice(0, keep)}…[+${text.length - keep} chars]`;
+}
+
 function cap(value: unknown, maxString: number, maxItems: number): unknown {
-  if (typeof value === "string") {
-    return value.length <= maxString
-      ? value
-      : `${value.slice(0, maxString)}…[+${value.length - maxString} chars]`;
-  }
+  if (typeof value === "string") return cutText(value, maxString);
   if (Array.isArray(value)) {
     const kept = value.slice(0, maxItems).map((v) => cap(v, maxString, maxItems));
     if (value.length > maxItems) kept.push(`…[+${value.length - maxItems} items]`);

@@ -44,6 +44,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.onError((err, c) => {
     const e = asBrokerError(err);
     if (e.kind === "internal") log.error({ err, path: c.req.path }, "request failed");
+    // The rest of an oversized body is never read, so the connection cannot be reused.
+    if (e.kind === "too_large") c.header("Connection", "close");
     return c.json({ error: e.toJSON() }, REST_STATUS[e.kind]);
   });
   app.notFound((c) =>

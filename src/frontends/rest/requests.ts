@@ -10,7 +10,9 @@ const TreePath = z
 export const PathRequest = z.strictObject({ path: TreePath.default("/") });
 export const CallRequest = z.strictObject({
   path: TreePath,
-  args: z.record(z.string(), z.unknown()).default({}),
+  args: z
+    .record(z.string(), z.unknown(), { error: "expected an object of named arguments" })
+    .default({}),
 });
 
 /** Parses a request body against one of the schemas above, as `invalid_params` naming the field. */

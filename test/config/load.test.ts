@@ -1,0 +1,104 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { configJsonSchema } from "../../src/config/export-schema.js";
+import { ConfigError } from "../../src/config/errors.js";
+import { loadConfig, parseConfig } from "../../src/config/load.js";
+
+const parse = (value: unknown, env: Record<string, string> = {}) =>
+  parseConfig(typeof value === "string" ? value : JSON.stringify(value), "c.json", env);
+const problems = (value: unknown, env: Record<string, string> = {}): readonly string[] => {
+  try {
+    parse(value, env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error("expected the config to be refused");
+};
+
+describe("config", () => {
+  it("accepts the tree as a list and as an explicit root node", () => {
+    const source = { backend: "stdio", command: "srv" };
+    expect(parse({ tree: [{ path: "/a", source }] }).tree).toHaveLength(1);
+    const root = parse({
+      tree: { path: "/", type: "node", children: [{ path: "/a", type: "node", source }] },
+    });
+    expect(Array.isArray(root.tree)).toBe(false);
+  });
+
+  it("says where malformed JSON is broken", () => {
+    expect(problems('{"tree": [}')[0]).toMatch(/^not valid JSON: Unexpected token/);
+  });
+
+  it("names the JSON path and the expectation of each invalid field", () => {
+    const found = problems({
+      tree: [{ path: "/a", source: { backend: "stdio", command: 42, tool_filter: "x" } }],
+      expose: "everything",
+    });
+    expect(found.join("\n")).toContain("$.tree[0].source.command");
+    expect(found.join("\n")).toContain("$.tree[0].source.tool_filter");
+    expect(found.join("\n")).toMatch(/\$\.expose: .*"meta"/);
+  });
+
+  it("refuses unknown keys, so a typo is not a silent default", () => {
+    expect(problems({ tree: [{ path: "/a", sumary: "x" }] }).join()).toMatch(
+      /\$\.tree\[0\].*sumary/,
+    );
+    expect(problems({ tree: [], timout: 3 }).join()).toMatch(/timout/);
+  });
+
+  it("refuses a backend it does not know", () => {
+    expect(
+      problems({
+        tree: [{ path: "/a", source: { backend: "carrier-pigeon", command: "x" } }],
+      }).join(),
+    ).toContain("$.tree[0].source.backend");
+  });
+
+  it("refuses a tool_overrides field of the wrong type, naming the tool", () => {
+    const found = problems({
+      tree: [
+        {
+          path: "/a",
+          source: {
+            backend: "stdio",
+            command: "x",
+            tool_overrides: { echo: { max_output_chars: -1, render_mode: "html" } },
+          },
+        },
+      ],
+    });
+    expect(found.join("\n")).toContain("$.tree[0].source.tool_overrides.echo.max_output_chars");
+    expect(found.join("\n")).toContain("$.tree[0].source.tool_overrides.echo.render_mode");
+  });
+
+  it("stops on a missing environment variable, naming it and where it is used", () => {
+    expect(
+      problems({ tree: [{ path: "/a", source: { backend: "stdio", command: "srv ${NOPE}" } }] }),
+    ).toEqual(["$.tree[0].source.command: environment variable NOPE is not set"]);
+    expect(
+      parse(
+        { tree: [{ path: "/a", source: { backend: "stdio", command: "srv ${YES}" } }] },
+        { YES: "1" },
+      ).tree,
+    ).toBeTruthy();
+  });
+
+  it("reports an unreadable file by name", async () => {
+    await expect(loadConfig("/nonexistent/config.json")).rejects.toThrow(
+      /\/nonexistent\/config.json: .*ENOENT/s,
+    );
+  });
+
+  it("ships an up-to-date config.schema.json (run `npm run schema` after changing the config)", () => {
+    const shipped = JSON.parse(
+      readFileSync(new URL("../../config.schema.json", import.meta.url), "utf8"),
+    );
+    expect(shipped).toEqual(configJsonSchema());
+  });
+
+  it("accepts the demo config", async () => {
+    const config = await loadConfig(new URL("../../examples/demo.json", import.meta.url).pathname);
+    expect(config.expose).toBe("both");
+  });
+});

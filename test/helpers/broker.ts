@@ -1,0 +1,83 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { pino } from "pino";
+import { serveHttp, type RunningServer } from "../../src/serve.js";
+
+export const FIXTURE = fileURLToPath(new URL("../fixtures/fixture-server.mjs", import.meta.url));
+export const silent = pino({ level: "silent" });
+
+/** argv for the fixture server, with the Node running the tests. */
+export function fixtureCommand(): string[] {
+  return [process.execPath, FIXTURE];
+}
+
+export function everythingCommand(): string[] {
+  return [
+    process.execPath,
+    fileURLToPath(
+      new URL(
+        "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        import.meta.url,
+      ),
+    ),
+    "stdio",
+  ];
+}
+
+export function writeConfig(
+  config: unknown,
+  dir = mkdtempSync(join(tmpdir(), "mcp-broker-test-")),
+): string {
+  const file = join(dir, "config.json");
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
+export interface TestBroker extends RunningServer {
+  readonly url: string;
+  readonly configFile: string;
+  post(
+    path: string,
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any }>;
+}
+
+/** The broker as the CLI runs it, in process, on a free loopback port. */
+export async function startBroker(
+  config: unknown,
+  options: { secret?: string; reload?: boolean; ignoreBroken?: boolean } = {},
+): Promise<TestBroker> {
+  const configFile = writeConfig(config);
+  const running = await serveHttp({
+    host: "127.0.0.1",
+    port: 0,
+    configFile,
+    log: silent,
+    ...options,
+  });
+  const url = `http://127.0.0.1:${running.port}`;
+  return {
+    ...running,
+    broker: running.broker,
+    url,
+    configFile,
+    async post(path, body, headers = {}) {
+      const res = await fetch(url + path, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON: keep the text, the test says what it expects
+      }
+      return { status: res.status, body: parsed };
+    },
+  };
+}
