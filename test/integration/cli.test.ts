@@ -1,0 +1,175 @@
+import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { describe, expect, it } from "vitest";
+import { everythingCommand, fixtureCommand, writeConfig } from "../helpers/broker.js";
+import { cliArgv, collect, runCli } from "../helpers/cli.js";
+import { textOf } from "../helpers/mcp-client.js";
+
+const config = {
+  tree: [
+    {
+      path: "/tools",
+      summary: "Fixture tools",
+      source: {
+        backend: "stdio",
+        command: fixtureCommand(),
+        tool_filter: ["pid", "sleep"],
+        path_aliases: { sleep: "wait" },
+      },
+    },
+    {
+      path: "/demo/everything",
+      source: { backend: "stdio", command: everythingCommand(), tool_filter: ["echo"] },
+    },
+  ],
+};
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("the command line", () => {
+  it("--help explains every option", async () => {
+    const { code, stdout } = await runCli("serve", "--help");
+    expect(code).toBe(0);
+    for (const option of [
+      "--reload",
+      "--ignore-broken-tool",
+      "--log-level",
+      "--dump-tree",
+      "<listen>",
+      "<config>",
+      "[secret]",
+    ]) {
+      expect(stdout).toContain(option);
+    }
+    const top = await runCli("--help");
+    for (const command of ["serve", "stdio", "dump-tree", "check-config"])
+      expect(top.stdout).toContain(command);
+  });
+
+  it("--dump-tree prints the tree and exits", async () => {
+    const { code, stdout } = await runCli(
+      "127.0.0.1:0",
+      writeConfig(config),
+      "--dump-tree",
+      "--log-level",
+      "warn",
+    );
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      [
+        "/",
+        "  tools/  Fixture tools",
+        "    wait  (tool tools__wait, backend tool sleep)  Waits ms milliseconds, then answers.",
+        "    pid  (tool tools__pid)  Answers with the process id.",
+        "  demo/",
+        "    everything/",
+        "      echo  (tool demo__everything__echo)  Echoes back the input string",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("check-config validates without starting anything, and names each problem", async () => {
+    const ok = await runCli("check-config", writeConfig(config));
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/valid \(4 nodes, 2 sources\)/);
+
+    const bad = await runCli(
+      "check-config",
+      writeConfig({
+        tree: [{ path: "/a", source: { backend: "stdio", command: "x > y", tool_filter: [1] } }],
+      }),
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("$.tree[0].source.tool_filter[0]");
+
+    const operators = await runCli(
+      "check-config",
+      writeConfig({ tree: [{ path: "/a", source: { backend: "stdio", command: "x > y" } }] }),
+    );
+    expect(operators.code).toBe(2);
+    expect(operators.stderr).toMatch(/shell operator ">"/);
+
+    const env = await runCli(
+      "check-config",
+      writeConfig({
+        tree: [{ path: "/a", source: { backend: "stdio", command: "x ${MCP_BROKER_TEST_UNSET}" } }],
+      }),
+    );
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain(
+      "$.tree[0].source.command: environment variable MCP_BROKER_TEST_UNSET is not set",
+    );
+  });
+
+  it("refuses a bad listen address with a clear message", async () => {
+    const { code, stderr } = await runCli("localhost", writeConfig(config));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/"localhost" is not a listen address; write HOST:PORT/);
+  });
+
+  it("serves HTTP, and on SIGTERM closes every backend: no orphans", async () => {
+    const [cmd, ...args] = cliArgv("127.0.0.1:0", writeConfig(config), "SECRET-1") as [
+      string,
+      ...string[],
+    ];
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const done = collect(child);
+    let log = "";
+    child.stderr!.on("data", (d: Buffer) => (log += d.toString()));
+    await expect.poll(() => /"msg":"listening"/.test(log), { timeout: 15_000 }).toBe(true);
+    const port = JSON.parse(log.split("\n").find((l) => l.includes('"listening"'))!).port;
+    const post = (body: unknown, auth = "Bearer SECRET-1") =>
+      fetch(`http://127.0.0.1:${port}/meta_call`, {
+        method: "POST",
+        headers: { authorization: auth },
+        body: JSON.stringify(body),
+      });
+    expect((await post({ path: "/tools/pid" }, "Bearer wrong")).status).toBe(401);
+    const pid = Number(
+      ((await (await post({ path: "/tools/pid" })).json()) as any).output.content[0].text,
+    );
+    expect(alive(pid)).toBe(true);
+
+    child.kill("SIGTERM");
+    const { code } = await done;
+    expect(code).toBe(0);
+    await expect.poll(() => alive(pid), { timeout: 5000 }).toBe(false);
+  });
+
+  it("serves MCP over stdio for desktop clients, and exits with its client", async () => {
+    const [command, ...args] = cliArgv(
+      "stdio",
+      writeConfig({ ...config, expose: "both" }),
+      "--log-level",
+      "warn",
+    ) as [string, ...string[]];
+    const transport = new StdioClientTransport({ command, args, stderr: "pipe" });
+    const client = new Client({ name: "desktop", version: "1" });
+    await client.connect(transport);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual([
+      "meta_tree",
+      "meta_desc",
+      "meta_call",
+      "tools__wait",
+      "tools__pid",
+      "demo__everything__echo",
+    ]);
+    const echo = await client.callTool({
+      name: "meta_call",
+      arguments: { path: "/demo/everything/echo", args: { message: "stdio" } },
+    });
+    expect(textOf(echo)).toBe("Echo: stdio");
+    const pid = Number(textOf(await client.callTool({ name: "tools__pid", arguments: {} })));
+    await client.close();
+    await expect.poll(() => alive(pid), { timeout: 5000 }).toBe(false);
+  });
+});

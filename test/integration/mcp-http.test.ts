@@ -1,0 +1,257 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  everythingCommand,
+  fixtureCommand,
+  startBroker,
+  type TestBroker,
+} from "../helpers/broker.js";
+import { connectHttp, textOf } from "../helpers/mcp-client.js";
+
+const tree = [
+  {
+    path: "/demo",
+    source: {
+      backend: "stdio",
+      command: everythingCommand(),
+      tool_filter: ["echo", "get-sum", "trigger-long-running-operation"],
+    },
+  },
+  {
+    path: "/fx",
+    source: {
+      backend: "stdio",
+      command: fixtureCommand(),
+      tool_filter: ["add_tool", "sleep", "big", "late_*"],
+      tool_overrides: { big: { max_output_chars: 200 } },
+    },
+  },
+];
+
+describe("MCP over Streamable HTTP, expose: meta", () => {
+  let broker: TestBroker;
+  let client: Client;
+  beforeAll(async () => {
+    broker = await startBroker({ tree });
+    client = await connectHttp(broker.url);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await broker?.close();
+  });
+
+  it("offers exactly the three meta tools, with short descriptions", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["meta_tree", "meta_desc", "meta_call"]);
+    for (const t of tools) expect(t.description!.length).toBeLessThan(160);
+  });
+
+  it("navigates, describes and calls", async () => {
+    const root = JSON.parse(
+      textOf(await client.callTool({ name: "meta_tree", arguments: { path: "/" } })),
+    );
+    expect(root.children.map((c: any) => c.path)).toEqual(["/demo", "/fx"]);
+    const desc = JSON.parse(
+      textOf(await client.callTool({ name: "meta_desc", arguments: { path: "/demo/get-sum" } })),
+    );
+    expect(desc.args_schema.required).toEqual(["a", "b"]);
+    const sum = await client.callTool({
+      name: "meta_call",
+      arguments: { path: "/demo/get-sum", args: { a: 1, b: 2 } },
+    });
+    expect(textOf(sum)).toBe("The sum of 1 and 2 is 3.");
+    expect(sum.isError).toBeFalsy();
+  });
+
+  it("answers errors as tool results the model can act on", async () => {
+    const missing = await client.callTool({ name: "meta_desc", arguments: { path: "/nope" } });
+    expect(missing.isError).toBe(true);
+    expect(JSON.parse(textOf(missing)).error.kind).toBe("not_found");
+    const bad = await client.callTool({
+      name: "meta_call",
+      arguments: { path: "/demo/get-sum", args: { a: "x" } },
+    });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toContain("missing required argument 'b'");
+    const noPath = await client.callTool({ name: "meta_desc", arguments: {} });
+    expect(noPath.isError).toBe(true);
+    expect(textOf(noPath)).toContain('needs a \\"path\\" argument');
+  });
+
+  it("refuses a flat tool name in meta mode with -32602", async () => {
+    await expect(
+      client.callTool({ name: "demo__echo", arguments: { message: "x" } }),
+    ).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it("relays progress of a long call to the caller", async () => {
+    const seen: number[] = [];
+    const result = await client.callTool(
+      {
+        name: "meta_call",
+        arguments: {
+          path: "/demo/trigger-long-running-operation",
+          args: { duration: 0.3, steps: 3 },
+        },
+      },
+      undefined,
+      { onprogress: (p) => seen.push(p.progress) },
+    );
+    expect(result.isError).toBeFalsy();
+    // server-everything sends its last progress right before the result; the SDK
+    // client drops progress that arrives after the result, directly as well.
+    expect(seen.slice(0, 2)).toEqual([1, 2]);
+  });
+
+  it("truncates in MCP too, saying so", async () => {
+    const result = await client.callTool({
+      name: "meta_call",
+      arguments: { path: "/fx/big", args: { chars: 1000, items: 0 } },
+    });
+    const wrapper = JSON.parse(textOf(result));
+    expect(wrapper).toMatchObject({ truncated: true, max_output_chars: 200 });
+  });
+
+  it("keeps one backend process per source however many clients connect", async () => {
+    const clients = await Promise.all(Array.from({ length: 5 }, () => connectHttp(broker.url)));
+    const pids = await Promise.all(
+      clients.map(async (c) =>
+        textOf(
+          await c.callTool({
+            name: "meta_call",
+            arguments: { path: "/fx/sleep", args: { ms: 0 } },
+          }),
+        ),
+      ),
+    );
+    expect(new Set(pids).size).toBe(1);
+    await Promise.all(clients.map((c) => c.close()));
+    expect(broker.broker.health().sources["/fx"]!.restarts).toBe(0);
+  });
+});
+
+describe("MCP over Streamable HTTP, expose: flat", () => {
+  let broker: TestBroker;
+  let client: Client;
+  beforeAll(async () => {
+    broker = await startBroker({ tree, expose: "flat" });
+    client = await connectHttp(broker.url);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await broker?.close();
+  });
+
+  it("offers every leaf as a tool named from its path, with its schema", async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    expect(names).toEqual([
+      "demo__echo",
+      "demo__get-sum",
+      "demo__trigger-long-running-operation",
+      "fx__add_tool",
+      "fx__big",
+      "fx__sleep",
+    ]);
+    expect(tools.find((t) => t.name === "demo__get-sum")!.inputSchema.required).toEqual(["a", "b"]);
+  });
+
+  it("calls a leaf and returns the backend's content as it was", async () => {
+    const result = await client.callTool({ name: "demo__echo", arguments: { message: "flat" } });
+    expect(result.content).toEqual([{ type: "text", text: "Echo: flat" }]);
+  });
+
+  it("unknown tool: -32602; invalid arguments: an isError result", async () => {
+    await expect(client.callTool({ name: "meta_tree", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+    });
+    const bad = await client.callTool({ name: "demo__get-sum", arguments: { a: 1 } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toContain("missing required argument 'b'");
+  });
+
+  it("rebuilds the leaves when a backend announces tools/list_changed, and tells connected clients", async () => {
+    let notified = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      notified += 1;
+    });
+    await client.callTool({ name: "fx__add_tool", arguments: { name: "late_tool" } });
+    await expect.poll(() => notified, { timeout: 5000 }).toBeGreaterThan(0);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain("fx__late_tool");
+    expect(textOf(await client.callTool({ name: "fx__late_tool", arguments: {} }))).toBe(
+      "late_tool",
+    );
+  });
+});
+
+describe("MCP session handling", () => {
+  let broker: TestBroker;
+  beforeAll(async () => {
+    broker = await startBroker({ tree: [] });
+  });
+  afterAll(() => broker?.close());
+
+  it("an unknown session id: 404 with a JSON-RPC error saying to initialize again", async () => {
+    const res = await fetch(`${broker.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": "nope",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as any).error.message).toMatch(/initialize/);
+  });
+
+  it("a request before initialize is refused and leaves no session behind", async () => {
+    const res = await fetch(`${broker.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(400);
+  });
+
+  it("malformed JSON-RPC gets a parse error, and the endpoint keeps serving", async () => {
+    const res = await fetch(`${broker.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: "{not json",
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error.code).toBe(-32700);
+    const client = await connectHttp(broker.url);
+    expect((await client.listTools()).tools).toHaveLength(3);
+    await client.close();
+  });
+
+  it("DELETE ends a session", async () => {
+    const client = await connectHttp(broker.url);
+    const transport = client.transport as unknown as {
+      sessionId?: string;
+      terminateSession(): Promise<void>;
+    };
+    const id = transport.sessionId!;
+    await transport.terminateSession();
+    const res = await fetch(`${broker.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": id,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    expect(res.status).toBe(404);
+  });
+});

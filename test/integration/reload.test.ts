@@ -1,0 +1,79 @@
+import { writeFileSync } from "node:fs";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  everythingCommand,
+  fixtureCommand,
+  startBroker,
+  type TestBroker,
+} from "../helpers/broker.js";
+import { connectHttp } from "../helpers/mcp-client.js";
+
+const fx = (path: string) => ({
+  path,
+  source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["pid"] },
+});
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+let broker: TestBroker;
+afterAll(() => broker?.close());
+
+describe("--reload", () => {
+  it("adds and removes sources while a client stays connected, restarting only what changed", async () => {
+    broker = await startBroker(
+      { expose: "flat", tree: [fx("/keep"), fx("/gone")] },
+      { reload: true },
+    );
+    const client = await connectHttp(broker.url);
+    let notified = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      notified += 1;
+    });
+    const pid = async (name: string) =>
+      Number(((await client.callTool({ name, arguments: {} })).content as any)[0].text);
+    const keepPid = await pid("keep__pid");
+    const gonePid = await pid("gone__pid");
+
+    writeFileSync(
+      broker.configFile,
+      JSON.stringify({
+        expose: "flat",
+        tree: [
+          fx("/keep"),
+          {
+            path: "/demo",
+            source: { backend: "stdio", command: everythingCommand(), tool_filter: ["echo"] },
+          },
+        ],
+      }),
+    );
+    await expect.poll(() => notified, { timeout: 10_000 }).toBeGreaterThan(0);
+    const names = (await client.listTools()).tools.map((t) => t.name).sort();
+    expect(names).toEqual(["demo__echo", "keep__pid"]);
+    expect(await pid("keep__pid")).toBe(keepPid);
+    await expect.poll(() => alive(gonePid), { timeout: 5000 }).toBe(false);
+    const echo = await client.callTool({ name: "demo__echo", arguments: { message: "new" } });
+    expect((echo.content as any)[0].text).toBe("Echo: new");
+
+    // A broken config is refused and the running one stays in force.
+    notified = 0;
+    writeFileSync(
+      broker.configFile,
+      '{"tree": [ {"path": "/x", "source": {"backend": "stdio"}} ]}',
+    );
+    await new Promise((r) => setTimeout(r, 800));
+    expect(notified).toBe(0);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+      "demo__echo",
+      "keep__pid",
+    ]);
+    await client.close();
+  });
+});

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { Broker } from "../../src/core/broker.js";
+import { ConfigError } from "../../src/config/errors.js";
+import { parseConfig } from "../../src/config/load.js";
+import { fixtureCommand, silent } from "../helpers/broker.js";
+
+const config = (tree: unknown) => parseConfig(JSON.stringify({ tree }), "test", {});
+const slowSource = (path: string, ms: number) => ({
+  path,
+  source: { backend: "stdio", command: fixtureCommand(), env: { FIXTURE_DELAY_MS: String(ms) } },
+});
+
+describe("start-up", () => {
+  it("starts sources in parallel: as long as the slowest, not the sum", async () => {
+    const started = Date.now();
+    const broker = await Broker.start(
+      config([slowSource("/a", 1500), slowSource("/b", 1500), slowSource("/c", 1500)]),
+      { log: silent },
+    );
+    const elapsed = Date.now() - started;
+    await broker.close();
+    expect(elapsed).toBeGreaterThanOrEqual(1500);
+    expect(elapsed).toBeLessThan(4000);
+  });
+
+  it("refuses to start when a source fails, naming it and showing its stderr", async () => {
+    const failing = {
+      path: "/bad",
+      source: { backend: "stdio", command: fixtureCommand(), env: { FIXTURE_FAIL: "1" } },
+    };
+    await expect(
+      Broker.start(config([slowSource("/ok", 0), failing]), { log: silent }),
+    ).rejects.toThrow(/\/bad: .*told to fail at start/s);
+  });
+
+  it("names a command that does not exist", async () => {
+    const missing = {
+      path: "/gone",
+      source: { backend: "stdio", command: "mcp-broker-no-such-program --x" },
+    };
+    await expect(Broker.start(config([missing]), { log: silent })).rejects.toThrow(
+      /\/gone: .*ENOENT/s,
+    );
+  });
+
+  it("with ignoreBroken, leaves a failing source out and serves the rest", async () => {
+    const failing = {
+      path: "/bad",
+      source: { backend: "stdio", command: fixtureCommand(), env: { FIXTURE_FAIL: "1" } },
+    };
+    const broker = await Broker.start(config([slowSource("/ok", 0), failing]), {
+      log: silent,
+      ignoreBroken: true,
+    });
+    try {
+      expect(broker.list("/ok").children.length).toBeGreaterThan(0);
+      expect(broker.list("/bad").children).toEqual([]);
+      expect(broker.health().sources["/bad"]!.up).toBe(false);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it("refuses two leaves at one path, and with ignoreBroken drops the later one", async () => {
+    const clash = [
+      {
+        path: "/x",
+        source: {
+          backend: "stdio",
+          command: fixtureCommand(),
+          tool_filter: ["pid", "sleep"],
+          path_aliases: { sleep: "pid" },
+        },
+      },
+    ];
+    await expect(Broker.start(config(clash), { log: silent })).rejects.toThrow(
+      /tool "pid" of \/x would be at \/x\/pid, which is taken/,
+    );
+    const broker = await Broker.start(config(clash), { log: silent, ignoreBroken: true });
+    expect(broker.list("/x").children.map((c) => c.name)).toEqual(["pid"]);
+    await broker.close();
+  });
+
+  it("refuses config problems the JSON shape cannot show: shell operators, clashing names, nodes outside their parent", async () => {
+    const run = async (tree: unknown) => {
+      try {
+        await Broker.start(config(tree), { log: silent });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return (err as ConfigError).problems.join("\n");
+      }
+      throw new Error("expected a refusal");
+    };
+    expect(
+      await run([{ path: "/a", source: { backend: "stdio", command: "srv | tee x" } }]),
+    ).toMatch(/source at \/a: .*shell operator "\|"/);
+    expect(
+      await run([
+        { path: "/a_b", source: { backend: "stdio", command: "x" } },
+        { path: "/a/b", source: { backend: "stdio", command: "y" } },
+      ]),
+    ).toMatch(/"a_b" is also the name of the source at \/a_b/);
+    expect(await run([{ path: "/a", children: [{ path: "/b" }] }])).toMatch(
+      /"\/b" is not under its parent node "\/a"/,
+    );
+  });
+});
