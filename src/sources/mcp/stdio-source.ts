@@ -16,6 +16,7 @@ import type { SourceConfig } from "../../config/schema.js";
 import { Backoff } from "./backoff.js";
 import { commandArgv } from "./command-line.js";
 import { backendError } from "./errors.js";
+import { RelayedCallToolResult } from "./relayed-result.js";
 import { packageVersion } from "../../core/version.js";
 
 const STDERR_LINES_KEPT = 20;
@@ -78,11 +79,15 @@ export class StdioMcpSource implements SupervisedRouter {
   ): Promise<CallToolResult> {
     const client = this.connected();
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, {
-        signal: ctx.signal,
-        timeout: Math.max(1, ctx.deadline - Date.now()),
-        onprogress: ctx.progress,
-      })) as CallToolResult;
+      return await client.request(
+        { method: "tools/call", params: { name, arguments: args } },
+        RelayedCallToolResult,
+        {
+          signal: ctx.signal,
+          timeout: Math.max(1, ctx.deadline - Date.now()),
+          onprogress: ctx.progress,
+        },
+      );
     } catch (err) {
       throw backendError(
         ctx.signal.aborted ? ctx.signal.reason : err,

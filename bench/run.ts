@@ -1,0 +1,187 @@
+/**
+ * `npm run bench`: tools/call latency and throughput of server-everything's
+ * `echo`, side by side in one run: direct over stdio, through the broker
+ * (Streamable HTTP /mcp in flat mode, and POST /meta_call), and the floor (an
+ * in-process SDK server on Streamable HTTP). Also the size of tools/list in meta
+ * and flat mode for the demo config. Prints a Markdown report.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { concurrent, sequential } from "./stats.js";
+
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
+const CLIENTS = 16;
+const PER_CLIENT = Number(process.env.BENCH_PER_CLIENT ?? 250);
+const root = fileURLToPath(new URL("..", import.meta.url));
+const everything = join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const children: ChildProcess[] = [];
+
+function start(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const port =
+        /^(\d+)$/m.exec(out)?.[1] ??
+        /"msg":"listening".*"port":(\d+)|"port":(\d+).*"msg":"listening"/
+          .exec(out)
+          ?.slice(1)
+          .find(Boolean);
+      if (port) resolve({ child, port: Number(port) });
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}: ${out}`)));
+  });
+}
+
+async function broker(config: unknown): Promise<number> {
+  const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-bench-")), "config.json");
+  writeFileSync(file, JSON.stringify(config));
+  const path = `${join(root, "node_modules/.bin")}:${process.env.PATH}`;
+  return (
+    await start(["--import", "tsx", "src/cli.ts", "127.0.0.1:0", file, "--log-level", "info"], {
+      PATH: path,
+    })
+  ).port;
+}
+
+async function httpClient(port: number): Promise<Client> {
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  return client;
+}
+
+type Row = { name: string; p50: number; p99: number; throughput: number };
+
+async function measure(
+  name: string,
+  makeCall: () => Promise<() => Promise<unknown>>,
+): Promise<Row> {
+  const one = await makeCall();
+  await sequential(one, 200);
+  const { p50, p99 } = await sequential(one, SEQUENTIAL);
+  const many = await Promise.all(Array.from({ length: CLIENTS }, makeCall));
+  await concurrent(many, 20);
+  const throughput = await concurrent(many, PER_CLIENT);
+  return { name, p50, p99, throughput };
+}
+
+async function main(): Promise<void> {
+  const args = { message: "hello" };
+  const echoConfig = {
+    expose: "flat",
+    tree: [
+      {
+        path: "/e",
+        source: {
+          backend: "stdio",
+          command: [process.execPath, everything, "stdio"],
+          tool_filter: ["echo"],
+        },
+      },
+    ],
+  };
+  const brokerPort = await broker(echoConfig);
+  const floorPort = (await start(["--import", "tsx", "bench/floor-server.ts"])).port;
+
+  const rows: Row[] = [];
+  rows.push(
+    await measure("direct, stdio (one process, calls multiplexed)", async () => {
+      const client = shared ?? (shared = await stdioClient());
+      return () => client.callTool({ name: "echo", arguments: args });
+    }),
+  );
+  rows.push(
+    await measure("floor: SDK server in process, Streamable HTTP", async () => {
+      const client = await httpClient(floorPort);
+      return () => client.callTool({ name: "echo", arguments: args });
+    }),
+  );
+  rows.push(
+    await measure("mcp-broker, Streamable HTTP /mcp (flat)", async () => {
+      const client = await httpClient(brokerPort);
+      return () => client.callTool({ name: "e__echo", arguments: args });
+    }),
+  );
+  rows.push(
+    await measure("mcp-broker, POST /meta_call", async () => {
+      const body = JSON.stringify({ path: "/e/echo", args });
+      return async () => {
+        const res = await fetch(`http://127.0.0.1:${brokerPort}/meta_call`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        });
+        await res.text();
+      };
+    }),
+  );
+
+  const demo = JSON.parse(readFileSync(join(root, "examples/demo.json"), "utf8"));
+  const sizes: Record<string, number> = {};
+  for (const expose of ["meta", "flat"] as const) {
+    const port = await broker({ ...demo, expose });
+    const client = await httpClient(port);
+    sizes[expose] = JSON.stringify(await client.listTools()).length;
+    await client.close();
+  }
+
+  const floor = rows[1]!;
+  const fmt = (n: number) => n.toFixed(3);
+  const lines = [
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+    `Sequential: ${SEQUENTIAL} calls after 200 warm-up. Concurrent: ${CLIENTS} clients × ${PER_CLIENT} calls each.`,
+    "",
+    "| path | p50 ms | p99 ms | p50 − floor ms | calls/s (16 clients) | × floor |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.p50 - floor.p50)} | ${r.throughput.toFixed(0)} | ${(r.throughput / floor.throughput).toFixed(2)} |`,
+    ),
+    "",
+    "| tools/list for examples/demo.json | bytes |",
+    "| --- | ---: |",
+    `| expose: meta | ${sizes.meta} |`,
+    `| expose: flat | ${sizes.flat} |`,
+  ];
+  console.log(lines.join("\n"));
+}
+
+let shared: Client | undefined;
+async function stdioClient(): Promise<Client> {
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [everything, "stdio"],
+      stderr: "ignore",
+    }),
+  );
+  return client;
+}
+
+main()
+  .catch((err: Error) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const child of children) child.kill("SIGTERM");
+    setTimeout(() => process.exit(), 500).unref();
+  });
