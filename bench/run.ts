@@ -13,11 +13,13 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { childPids, cpuSeconds } from "./process-cpu.js";
 import { concurrent, sequential } from "./stats.js";
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const CLIENTS = 16;
 const PER_CLIENT = Number(process.env.BENCH_PER_CLIENT ?? 250);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const everything = join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const children: ChildProcess[] = [];
@@ -50,15 +52,13 @@ function start(
   });
 }
 
-async function broker(config: unknown): Promise<number> {
+async function broker(config: unknown): Promise<{ child: ChildProcess; port: number }> {
   const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-bench-")), "config.json");
   writeFileSync(file, JSON.stringify(config));
   const path = `${join(root, "node_modules/.bin")}:${process.env.PATH}`;
-  return (
-    await start(["--import", "tsx", "src/cli.ts", "127.0.0.1:0", file, "--log-level", "info"], {
-      PATH: path,
-    })
-  ).port;
+  return start(["--import", "tsx", "src/cli.ts", "127.0.0.1:0", file, "--log-level", "info"], {
+    PATH: path,
+  });
 }
 
 async function httpClient(port: number): Promise<Client> {
@@ -67,19 +67,48 @@ async function httpClient(port: number): Promise<Client> {
   return client;
 }
 
-type Row = { name: string; p50: number; p99: number; throughput: number };
+type Row = { name: string; p50: number; p99: number; throughput: number; cpuUs: number[] };
 
-async function measure(
-  name: string,
-  makeCall: () => Promise<() => Promise<unknown>>,
-): Promise<Row> {
-  const one = await makeCall();
-  await sequential(one, 200);
-  const { p50, p99 } = await sequential(one, SEQUENTIAL);
-  const many = await Promise.all(Array.from({ length: CLIENTS }, makeCall));
-  await concurrent(many, 20);
-  const throughput = await concurrent(many, PER_CLIENT);
-  return { name, p50, p99, throughput };
+type Target = {
+  name: string;
+  makeCall: () => Promise<() => Promise<unknown>>;
+  /** Server-side processes whose CPU time per call is reported. */
+  pids?: () => number[];
+};
+
+/**
+ * Latency one target after another; throughput in ROUNDS rounds that visit the
+ * targets in turn, the median kept, so that a noisy moment on a shared machine
+ * does not land on one target only.
+ */
+async function measureAll(targets: Target[]): Promise<Row[]> {
+  const rows: Row[] = [];
+  const pools: (() => Promise<unknown>)[][] = [];
+  for (const { name, makeCall } of targets) {
+    const one = await makeCall();
+    await sequential(one, 200);
+    const { p50, p99 } = await sequential(one, SEQUENTIAL);
+    const many = await Promise.all(Array.from({ length: CLIENTS }, makeCall));
+    await concurrent(many, 20);
+    pools.push(many);
+    rows.push({ name, p50, p99, throughput: 0, cpuUs: [] });
+  }
+  const samples = targets.map((): number[] => []);
+  const cpu = targets.map((t) => (t.pids?.() ?? []).map(() => 0));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, many] of pools.entries()) {
+      const pids = targets[i]!.pids?.() ?? [];
+      const before = pids.map(cpuSeconds);
+      samples[i]!.push(await concurrent(many, PER_CLIENT));
+      pids.forEach((pid, j) => (cpu[i]![j]! += cpuSeconds(pid) - before[j]!));
+    }
+  }
+  const calls = ROUNDS * CLIENTS * PER_CLIENT;
+  cpu.forEach((seconds, i) => (rows[i]!.cpuUs = seconds.map((s) => (s / calls) * 1e6)));
+  samples.forEach(
+    (s, i) => (rows[i]!.throughput = s.sort((a, b) => a - b)[Math.floor(s.length / 2)]!),
+  );
+  return rows;
 }
 
 async function main(): Promise<void> {
@@ -97,46 +126,61 @@ async function main(): Promise<void> {
       },
     ],
   };
-  const brokerPort = await broker(echoConfig);
-  const floorPort = (await start(["--import", "tsx", "bench/floor-server.ts"])).port;
+  const brokerProcess = await broker(echoConfig);
+  const brokerPort = brokerProcess.port;
+  const floorProcess = await start(["--import", "tsx", "bench/floor-server.ts"]);
+  const floorPort = floorProcess.port;
+  const floorPids = () => [floorProcess.child.pid!];
+  // The broker, then its backend: the broker's own cost and what the relay adds.
+  const brokerPids = () => [brokerProcess.child.pid!, ...childPids(brokerProcess.child.pid!)];
 
-  const rows: Row[] = [];
-  rows.push(
-    await measure("direct, stdio (one process, calls multiplexed)", async () => {
-      const client = shared ?? (shared = await stdioClient());
-      return () => client.callTool({ name: "echo", arguments: args });
-    }),
-  );
-  rows.push(
-    await measure("floor: SDK server in process, Streamable HTTP", async () => {
-      const client = await httpClient(floorPort);
-      return () => client.callTool({ name: "echo", arguments: args });
-    }),
-  );
-  rows.push(
-    await measure("mcp-broker, Streamable HTTP /mcp (flat)", async () => {
-      const client = await httpClient(brokerPort);
-      return () => client.callTool({ name: "e__echo", arguments: args });
-    }),
-  );
-  rows.push(
-    await measure("mcp-broker, POST /meta_call", async () => {
-      const body = JSON.stringify({ path: "/e/echo", args });
-      return async () => {
-        const res = await fetch(`http://127.0.0.1:${brokerPort}/meta_call`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body,
-        });
-        await res.text();
-      };
-    }),
-  );
+  let direct: Client | undefined;
+  const rows = await measureAll([
+    {
+      name: "direct, stdio (one process, calls multiplexed)",
+      makeCall: async () => {
+        const client = (direct ??= await stdioClient());
+        return () => client.callTool({ name: "echo", arguments: args });
+      },
+    },
+    {
+      name: "floor: SDK server in process, Streamable HTTP",
+      makeCall: async () => {
+        const client = await httpClient(floorPort);
+        return () => client.callTool({ name: "echo", arguments: args });
+      },
+      pids: floorPids,
+    },
+    {
+      name: "mcp-broker, Streamable HTTP /mcp (flat)",
+      makeCall: async () => {
+        const client = await httpClient(brokerPort);
+        return () => client.callTool({ name: "e__echo", arguments: args });
+      },
+      pids: brokerPids,
+    },
+    {
+      name: "mcp-broker, POST /meta_call",
+      makeCall: async () => {
+        const body = JSON.stringify({ path: "/e/echo", args });
+        return async () => {
+          const res = await fetch(`http://127.0.0.1:${brokerPort}/meta_call`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body,
+          });
+          await res.text();
+        };
+      },
+      pids: brokerPids,
+    },
+  ]);
 
+  const backends = childPids(brokerProcess.child.pid!).length;
   const demo = JSON.parse(readFileSync(join(root, "examples/demo.json"), "utf8"));
   const sizes: Record<string, number> = {};
   for (const expose of ["meta", "flat"] as const) {
-    const port = await broker({ ...demo, expose });
+    const { port } = await broker({ ...demo, expose });
     const client = await httpClient(port);
     sizes[expose] = JSON.stringify(await client.listTools()).length;
     await client.close();
@@ -146,14 +190,16 @@ async function main(): Promise<void> {
   const fmt = (n: number) => n.toFixed(3);
   const lines = [
     `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-    `Sequential: ${SEQUENTIAL} calls after 200 warm-up. Concurrent: ${CLIENTS} clients × ${PER_CLIENT} calls each.`,
+    `Sequential: ${SEQUENTIAL} calls after 200 warm-up. Concurrent: ${CLIENTS} clients × ${PER_CLIENT} calls each, median of ${ROUNDS} interleaved rounds.`,
     "",
-    "| path | p50 ms | p99 ms | p50 − floor ms | calls/s (16 clients) | × floor |",
-    "| --- | ---: | ---: | ---: | ---: | ---: |",
+    "| path | p50 ms | p99 ms | p50 − floor ms | calls/s (16 clients) | × floor | server CPU µs/call |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.p50 - floor.p50)} | ${r.throughput.toFixed(0)} | ${(r.throughput / floor.throughput).toFixed(2)} |`,
+        `| ${r.name} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.p50 - floor.p50)} | ${r.throughput.toFixed(0)} | ${(r.throughput / floor.throughput).toFixed(2)} | ${cpuText(r.cpuUs)} |`,
     ),
+    "",
+    `Backend processes of the broker after ${CLIENTS + 1} MCP sessions and the REST clients: ${backends}.`,
     "",
     "| tools/list for examples/demo.json | bytes |",
     "| --- | ---: |",
@@ -163,7 +209,16 @@ async function main(): Promise<void> {
   console.log(lines.join("\n"));
 }
 
-let shared: Client | undefined;
+/** `floor 123` or `broker 100 + backend 80`. */
+function cpuText(us: number[]): string {
+  if (us.length === 0) return "";
+  if (us.length === 1) return us[0]!.toFixed(0);
+  return `broker ${us[0]!.toFixed(0)} + backend ${us
+    .slice(1)
+    .reduce((a, b) => a + b, 0)
+    .toFixed(0)}`;
+}
+
 async function stdioClient(): Promise<Client> {
   const client = new Client({ name: "bench", version: "1" });
   await client.connect(

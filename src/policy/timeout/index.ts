@@ -14,17 +14,18 @@ export function timeout(): Link {
   return async function timeoutLink(call, next) {
     const ms = call.leaf.timeoutMs;
     const controller = new AbortController();
-    const error = new BrokerError(
-      "timeout",
-      `${call.path} did not finish within its timeout of ${ms / 1000} s; it was cancelled (raise "timeout" in tool_overrides if it needs longer)`,
-      { path: call.path, timeout_s: ms / 1000 },
-    );
     const onOuterAbort = () => controller.abort(call.ctx.signal.reason);
     call.ctx.signal.addEventListener("abort", onOuterAbort, { once: true });
     if (call.ctx.signal.aborted) onOuterAbort();
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
+        // Built only when it fires: an Error captures a stack, too dear for every call.
+        const error = new BrokerError(
+          "timeout",
+          `${call.path} did not finish within its timeout of ${ms / 1000} s; it was cancelled (raise "timeout" in tool_overrides if it needs longer)`,
+          { path: call.path, timeout_s: ms / 1000 },
+        );
         controller.abort(error);
         reject(error);
       }, ms);

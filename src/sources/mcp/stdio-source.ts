@@ -20,6 +20,7 @@ import { RelayedCallToolResult } from "./relayed-result.js";
 import { packageVersion } from "../../core/version.js";
 
 const STDERR_LINES_KEPT = 20;
+const BACKSTOP_MS = 1000;
 
 /**
  * An MCP server run as a child process over stdio, supervised: started once for
@@ -84,7 +85,8 @@ export class StdioMcpSource implements SupervisedRouter {
         RelayedCallToolResult,
         {
           signal: ctx.signal,
-          timeout: Math.max(1, ctx.deadline - Date.now()),
+          // A backstop only: the policy's timeout aborts `signal` first, with the better message.
+          timeout: Math.max(1, ctx.deadline - Date.now()) + BACKSTOP_MS,
           onprogress: ctx.progress,
         },
       );
