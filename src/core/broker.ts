@@ -229,7 +229,9 @@ export class Broker {
         (await this.running.get(m.id)?.router.listTools()) ?? [],
       ]),
     );
-    const { tree, problems } = buildTree(this.config, this.skeleton, new Map(lists));
+    const { tree, problems, warnings } = buildTree(this.config, this.skeleton, new Map(lists));
+    for (const w of warnings)
+      this.options.log.warn({ problem: w }, "config does not fit the tools");
     if (problems.length > 0) {
       if (initial && this.options.ignoreBroken !== true) {
         throw new ConfigError("tree", [

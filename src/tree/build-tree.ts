@@ -13,6 +13,8 @@ export interface BuiltTree {
   readonly tree: Tree;
   /** Tools left out, each with the reason; the caller decides if that is fatal. */
   readonly problems: string[];
+  /** Config that names nothing or does not fit, likely typos: never fatal. */
+  readonly warnings: string[];
 }
 
 /**
@@ -26,22 +28,35 @@ export function buildTree(
   toolsBySource: ReadonlyMap<string, readonly Tool[]>,
 ): BuiltTree {
   const problems: string[] = [];
+  const warnings: string[] = [];
   const entries = new Map<string, TreeEntry>();
   const nodeChildren = new Map<string, string[]>();
   for (const node of skeleton.nodes.values()) nodeChildren.set(node.path, [...node.children]);
 
   const leaves: ToolEntry[] = [];
+  const leafPaths = new Set<string>();
   for (const mount of skeleton.mounts) {
     const tools = toolsBySource.get(mount.id);
     if (!tools) continue;
     const filter = new ToolFilter(mount.source.tool_filter);
     const overrides = mount.source.tool_overrides ?? {};
     const aliases = mount.source.path_aliases ?? {};
+    const offered = new Set(tools.map((t) => t.name));
+    for (const [field, names] of [
+      ["tool_overrides", overrides],
+      ["path_aliases", aliases],
+    ] as const) {
+      for (const name of Object.keys(names).filter((n) => offered.size > 0 && !offered.has(n))) {
+        warnings.push(
+          `${field} of ${mount.id} names tool "${name}", which the source does not offer`,
+        );
+      }
+    }
     for (const tool of tools) {
       if (!filter.allows(tool.name)) continue;
       const override = overrides[tool.name] ?? {};
       const path = joinPath(mount.id, aliases[tool.name] ?? tool.name);
-      if (skeleton.nodes.has(path) || leaves.some((l) => l.path === path)) {
+      if (skeleton.nodes.has(path) || leafPaths.has(path)) {
         problems.push(
           `tool "${tool.name}" of ${mount.id} would be at ${path}, which is taken; add a path_aliases entry`,
         );
@@ -56,7 +71,17 @@ export function buildTree(
         );
         continue;
       }
+      if (override.example_args !== undefined) {
+        try {
+          validateArgs(override.example_args);
+        } catch (err) {
+          warnings.push(
+            `example_args of ${path} do not fit its args_schema: ${(err as Error).message}`,
+          );
+        }
+      }
       const description = override.description ?? tool.description ?? "";
+      leafPaths.add(path);
       leaves.push({
         type: "tool",
         path,
@@ -99,7 +124,7 @@ export function buildTree(
     };
     entries.set(node.path, entry);
   }
-  return { tree: new Tree(entries, flat), problems };
+  return { tree: new Tree(entries, flat), problems, warnings };
 }
 
 /** The first sentence or line of a description, at most 160 characters. */

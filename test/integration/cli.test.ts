@@ -173,3 +173,70 @@ describe("the command line", () => {
     await expect.poll(() => alive(pid), { timeout: 5000 }).toBe(false);
   });
 });
+
+describe("malformed input over stdio", () => {
+  // The SDK's stdio transport drops lines that are not JSON-RPC (logged on stderr) rather than
+  // answering them; what matters here is that nothing crashes and later requests are served.
+  it("survives garbage lines and malformed requests, and keeps serving", async () => {
+    const [cmd, ...args] = cliArgv("stdio", writeConfig(config), "--log-level", "silent") as [
+      string,
+      ...string[],
+    ];
+    const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"] });
+    const done = collect(child);
+    const lines: any[] = [];
+    let buffer = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      buffer += d.toString();
+      let i: number;
+      while ((i = buffer.indexOf("\n")) >= 0) {
+        lines.push(JSON.parse(buffer.slice(0, i)));
+        buffer = buffer.slice(i + 1);
+      }
+    });
+    const send = (text: string) => child.stdin!.write(text + "\n");
+    send("this is not json");
+    send('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": 7}');
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      }),
+    );
+    await expect.poll(() => lines.find((l) => l.id === 2), { timeout: 15_000 }).toBeTruthy();
+    send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "meta_call", arguments: { path: "/tools/pid", args: [] } },
+      }),
+    );
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "meta_tree", arguments: { path: "/" } },
+      }),
+    );
+    await expect.poll(() => lines.find((l) => l.id === 4), { timeout: 10_000 }).toBeTruthy();
+    expect(lines.find((l) => l.id === 1)?.result).toBeUndefined();
+    expect(lines.find((l) => l.id === 3).result).toMatchObject({ isError: true });
+    expect(lines.find((l) => l.id === 3).result.content[0].text).toContain(
+      "args must be a JSON object",
+    );
+    expect(JSON.parse(lines.find((l) => l.id === 4).result.content[0].text).children).toHaveLength(
+      2,
+    );
+    child.stdin!.end();
+    expect((await done).code).toBe(0);
+  });
+});

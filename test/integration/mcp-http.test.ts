@@ -235,6 +235,27 @@ describe("MCP session handling", () => {
     await client.close();
   });
 
+  it("413 for an oversized body on /mcp, and the endpoint keeps serving", async () => {
+    const res = await fetch(`${broker.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "ping",
+        params: { pad: "x".repeat(2 * 1024 * 1024) },
+      }),
+    });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error.kind).toBe("too_large");
+    const client = await connectHttp(broker.url);
+    expect((await client.listTools()).tools).toHaveLength(3);
+    await client.close();
+  });
+
   it("DELETE ends a session", async () => {
     const client = await connectHttp(broker.url);
     const transport = client.transport as unknown as {
