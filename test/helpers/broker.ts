@@ -81,3 +81,13 @@ export async function startBroker(
     },
   };
 }
+
+/** Whether a process of that id exists (signal 0 checks without sending). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
-import { everythingCommand, fixtureCommand, writeConfig } from "../helpers/broker.js";
+import { everythingCommand, fixtureCommand, isAlive, writeConfig } from "../helpers/broker.js";
 import { cliArgv, collect, runCli } from "../helpers/cli.js";
 import { textOf } from "../helpers/mcp-client.js";
 
@@ -23,14 +23,6 @@ const config = {
       source: { backend: "stdio", command: everythingCommand(), tool_filter: ["echo"] },
     },
   ],
-};
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 };
 
 describe("the command line", () => {
@@ -136,12 +128,12 @@ describe("the command line", () => {
     const pid = Number(
       ((await (await post({ path: "/tools/pid" })).json()) as any).output.content[0].text,
     );
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
 
     child.kill("SIGTERM");
     const { code } = await done;
     expect(code).toBe(0);
-    await expect.poll(() => alive(pid), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false);
   });
 
   it("serves MCP over stdio for desktop clients, and exits with its client", async () => {
@@ -170,7 +162,7 @@ describe("the command line", () => {
     expect(textOf(echo)).toBe("Echo: stdio");
     const pid = Number(textOf(await client.callTool({ name: "tools__pid", arguments: {} })));
     await client.close();
-    await expect.poll(() => alive(pid), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false);
   });
 });
 

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   everythingCommand,
   fixtureCommand,
+  isAlive,
   startBroker,
   type TestBroker,
 } from "../helpers/broker.js";
@@ -13,14 +14,6 @@ const fx = (path: string) => ({
   path,
   source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["pid"] },
 });
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 let broker: TestBroker;
 afterAll(() => broker?.close());
@@ -58,7 +51,7 @@ describe("--reload", () => {
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
     expect(names).toEqual(["demo__echo", "keep__pid"]);
     expect(await pid("keep__pid")).toBe(keepPid);
-    await expect.poll(() => alive(gonePid), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => isAlive(gonePid), { timeout: 5000 }).toBe(false);
     const echo = await client.callTool({ name: "demo__echo", arguments: { message: "new" } });
     expect((echo.content as any)[0].text).toBe("Echo: new");
 
