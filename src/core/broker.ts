@@ -18,7 +18,6 @@ export interface BrokerOptions {
   readonly log: Logger;
   /** Leave out sources that fail to start and tools that cannot be mounted, with a warning. */
   readonly ignoreBroken?: boolean;
-  readonly createSource?: (mount: Mount, log: Logger) => SupervisedRouter;
 }
 
 export interface CallOutput {
@@ -94,11 +93,11 @@ export class Broker {
       throw new BrokerError(
         "invalid_params",
         `args must be a JSON object of named arguments, not ${Array.isArray(args) ? "an array" : JSON.stringify(args)}`,
-        { path },
+        { path: leaf.path },
       );
     }
     const result = await this.invoke({
-      path,
+      path: leaf.path,
       leaf,
       args: (args ?? {}) as Record<string, unknown>,
       ctx,
@@ -106,7 +105,7 @@ export class Broker {
     const rendered = renderResult(result, leaf.renderMode);
     const output = truncateOutput(rendered, leaf.maxOutputChars);
     return {
-      path,
+      path: leaf.path,
       isError: result.isError === true,
       renderMode: leaf.renderMode,
       truncated: output !== rendered,
@@ -172,9 +171,8 @@ export class Broker {
     mounts: readonly Mount[],
     tolerate = this.options.ignoreBroken === true,
   ): Promise<void> {
-    const make = this.options.createSource ?? createSource;
     const started = mounts.map((mount) => {
-      const router = make(mount, this.options.log);
+      const router = createSource(mount, this.options.log);
       const unsubscribe = router.onChange?.(() => this.queueRebuild()) ?? (() => undefined);
       this.running.set(mount.id, {
         mount,

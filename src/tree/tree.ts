@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ArgsValidator } from "../core/args-validator.js";
 import { BrokerError } from "../core/errors.js";
 import type { RenderMode } from "../config/schema.js";
+import { normalizePath } from "./path.js";
 
 export interface NodeEntry {
   readonly type: "node";
@@ -49,8 +50,8 @@ export class Tree {
     if (entry.type !== "node") {
       throw new BrokerError(
         "invalid_params",
-        `${path} is a tool, not a node; use meta_desc or meta_call on it`,
-        { path },
+        `${entry.path} is a tool, not a node; use meta_desc or meta_call on it`,
+        { path: entry.path },
       );
     }
     return entry;
@@ -61,15 +62,24 @@ export class Tree {
     if (entry.type !== "tool") {
       throw new BrokerError(
         "invalid_params",
-        `${path} is a node, not a tool; use meta_tree to list what is under it`,
-        { path },
+        `${entry.path} is a node, not a tool; use meta_tree to list what is under it`,
+        { path: entry.path },
       );
     }
     return entry;
   }
 
+  /** The entry at a path as a caller wrote it: `/a/b/` and `/a//b` are `/a/b`. */
   lookup(path: string): TreeEntry {
-    const entry = this.entries.get(path);
+    const normalized = normalizePath(path);
+    if (normalized === null) {
+      throw new BrokerError(
+        "invalid_params",
+        `path ${JSON.stringify(path)} is not an absolute path such as "/" or "/repo/read"`,
+        { path },
+      );
+    }
+    const entry = this.entries.get(normalized);
     if (!entry)
       throw new BrokerError(
         "not_found",

@@ -68,6 +68,33 @@ describe("the command line", () => {
     );
   });
 
+  it("--ignore-broken-tool leaves out a source that cannot start; without it, start-up stops naming it", async () => {
+    const broken = writeConfig({
+      tree: [
+        ...config.tree,
+        {
+          path: "/broken",
+          source: { backend: "stdio", command: fixtureCommand(), env: { FIXTURE_FAIL: "1" } },
+        },
+      ],
+    });
+    const refused = await runCli("127.0.0.1:0", broken, "--dump-tree", "--log-level", "silent");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/\/broken: .*told to fail at start/s);
+    const tolerated = await runCli(
+      "127.0.0.1:0",
+      broken,
+      "--dump-tree",
+      "--ignore-broken-tool",
+      "--log-level",
+      "warn",
+    );
+    expect(tolerated.code).toBe(0);
+    expect(tolerated.stdout).toContain("  broken/\n");
+    expect(tolerated.stdout).toContain("tools__wait");
+    expect(tolerated.stderr).toContain("source left out until it starts");
+  });
+
   it("check-config validates without starting anything, and names each problem", async () => {
     const ok = await runCli("check-config", writeConfig(config));
     expect(ok.code).toBe(0);

@@ -74,6 +74,13 @@ describe("MCP over Streamable HTTP, expose: meta", () => {
     });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toContain("missing required argument 'b'");
+    const relative = await client.callTool({ name: "meta_tree", arguments: { path: "demo" } });
+    expect(relative.isError).toBe(true);
+    expect(textOf(relative)).toContain("is not an absolute path");
+    const trailing = JSON.parse(
+      textOf(await client.callTool({ name: "meta_tree", arguments: { path: "/demo/" } })),
+    );
+    expect(trailing.path).toBe("/demo");
     const noPath = await client.callTool({ name: "meta_desc", arguments: {} });
     expect(noPath.isError).toBe(true);
     expect(textOf(noPath)).toContain('needs a \\"path\\" argument');

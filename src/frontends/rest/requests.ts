@@ -18,10 +18,7 @@ export const CallRequest = z.strictObject({
 /** Parses a request body against one of the schemas above, as `invalid_params` naming the field. */
 export function parseRequest<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const result = schema.safeParse(body);
-  if (result.success) {
-    const data = result.data as { path: string };
-    return { ...data, path: normalizePath(data.path) } as z.infer<T>;
-  }
+  if (result.success) return result.data;
   const problems = result.error.issues.map((i) => `${jsonPath(i.path)}: ${i.message}`);
   throw new BrokerError("invalid_params", `invalid request: ${problems.join("; ")}`, { problems });
 }
