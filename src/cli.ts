@@ -8,7 +8,9 @@ import { ConfigError } from "./config/errors.js";
 import { loadConfig } from "./config/load.js";
 import { buildSkeleton } from "./tree/skeleton.js";
 import { checkMounts } from "./core/check-config.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { createMcpServer } from "./frontends/mcp/create-server.js";
+import { createSourceServer } from "./frontends/mcp/source-server.js";
 import { parseListenAddress } from "./frontends/http/listen-address.js";
 import { serveHttp } from "./serve.js";
 import { dumpTree } from "./tree/dump.js";
@@ -69,26 +71,42 @@ program
   .command("stdio")
   .description("serve MCP over stdin/stdout, for desktop clients")
   .argument("<config>", "the JSON config file")
+  .option(
+    "--server <name>",
+    "serve one source as itself (its own tools, resources, prompts) instead of the tree",
+  )
   .addOption(ignoreBroken())
   .addOption(logLevel())
-  .action(async (configFile: string, opts: { ignoreBrokenTool?: boolean; logLevel: string }) => {
-    const log = createLogger(opts.logLevel);
-    const config = await loadConfig(configFile);
-    const broker = await Broker.start(config, { log, ignoreBroken: opts.ignoreBrokenTool });
-    const server = createMcpServer(broker, {
-      expose: config.expose ?? "meta",
-      principal: { id: "stdio", scopes: ["tree:/**", "describe:/**", "call:/**"] },
-    });
-    const transport = new StdioServerTransport();
-    const stop = async () => {
-      await server.close();
-      await broker.close();
-    };
-    transport.onclose = () => void stop().then(() => process.exit(0));
-    await server.connect(transport);
-    process.stdin.on("end", () => void stop().then(() => process.exit(0)));
-    onShutdown(log, stop);
-  });
+  .action(
+    async (
+      configFile: string,
+      opts: { server?: string; ignoreBrokenTool?: boolean; logLevel: string },
+    ) => {
+      const log = createLogger(opts.logLevel);
+      const config = await loadConfig(configFile);
+      const broker = await Broker.start(config, { log, ignoreBroken: opts.ignoreBrokenTool });
+      const principal = { id: "stdio", scopes: ["tree:/**", "describe:/**", "call:/**"] };
+      let server: Server;
+      try {
+        server =
+          opts.server === undefined
+            ? createMcpServer(broker, { expose: config.expose ?? "meta", principal })
+            : createSourceServer(broker, opts.server, principal);
+      } catch (err) {
+        await broker.close();
+        throw err;
+      }
+      const transport = new StdioServerTransport();
+      const stop = async () => {
+        await server.close();
+        await broker.close();
+      };
+      transport.onclose = () => void stop().then(() => process.exit(0));
+      await server.connect(transport);
+      process.stdin.on("end", () => void stop().then(() => process.exit(0)));
+      onShutdown(log, stop);
+    },
+  );
 
 program
   .command("dump-tree")

@@ -29,7 +29,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
   const { log } = options;
   let config = await loadConfig(options.configFile);
   const broker = await Broker.start(config, { log, ignoreBroken: options.ignoreBroken });
-  const { app, sessions } = createHttpApp({
+  const { app, closeSessions } = createHttpApp({
     broker,
     log,
     secret: options.secret,
@@ -62,7 +62,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
     port,
     async close() {
       watcher?.close();
-      await sessions.closeAll();
+      await closeSessions();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await broker.close();
     },

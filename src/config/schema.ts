@@ -27,6 +27,22 @@ export const ToolOverrideSchema = z.strictObject({
     .describe("mcp: content as the backend gave it; text: one string; json: one JSON value."),
 });
 
+const mountFields = {
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .optional()
+    .describe("Name of this source, for /mcp/<name>; default: the node path, slashes as _."),
+  tool_filter: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Globs; "!pattern" denies. With no positive pattern every tool is allowed first.'),
+  tool_overrides: z.record(z.string(), ToolOverrideSchema).optional(),
+  path_aliases: z
+    .record(z.string(), z.string().regex(/^[^/]+$/, "an alias is one path segment, without '/'"))
+    .optional(),
+};
+
 const StdioSourceSchema = z.strictObject({
   backend: z.literal("stdio"),
   command: z
@@ -41,22 +57,22 @@ const StdioSourceSchema = z.strictObject({
       "Extra environment; the child otherwise gets only PATH, HOME and a few safe variables.",
     ),
   cwd: z.string().optional(),
-  name: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
-    .optional()
-    .describe("Name of this source; default: the node path without slashes."),
-  tool_filter: z
-    .array(z.string().min(1))
-    .optional()
-    .describe('Globs; "!pattern" denies. With no positive pattern every tool is allowed first.'),
-  tool_overrides: z.record(z.string(), ToolOverrideSchema).optional(),
-  path_aliases: z
-    .record(z.string(), z.string().regex(/^[^/]+$/, "an alias is one path segment, without '/'"))
-    .optional(),
+  ...mountFields,
 });
 
-export const SourceSchema = StdioSourceSchema;
+const HttpSourceSchema = z.strictObject({
+  backend: z.literal("http"),
+  url: z
+    .url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" })
+    .describe("The Streamable HTTP endpoint of a remote MCP server."),
+  headers: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("Sent with every request, such as Authorization; ${ENV} works here too."),
+  ...mountFields,
+});
+
+export const SourceSchema = z.discriminatedUnion("backend", [StdioSourceSchema, HttpSourceSchema]);
 
 export interface NodeConfig {
   path: string;
@@ -92,6 +108,8 @@ export const ConfigSchema = z.strictObject({
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type SourceConfig = z.infer<typeof SourceSchema>;
+export type StdioSourceConfig = z.infer<typeof StdioSourceSchema>;
+export type HttpSourceConfig = z.infer<typeof HttpSourceSchema>;
 export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
 export type RenderMode = (typeof RENDER_MODES)[number];
 export type ExposeMode = (typeof EXPOSE_MODES)[number];

@@ -13,6 +13,7 @@ import type { Logger } from "./log.js";
 import type { CallContext, SourceStatus, SupervisedRouter } from "./router.js";
 import { describeEntry, listChildren, type EntryDescription, type NodeListing } from "./views.js";
 import { checkMounts, sourceDefinition } from "./check-config.js";
+import { SourceRelay } from "./source-relay.js";
 
 export interface BrokerOptions {
   readonly log: Logger;
@@ -111,6 +112,25 @@ export class Broker {
       truncated: output !== rendered,
       output,
     };
+  }
+
+  /** Names of the mounted sources, for `/mcp/<name>`. */
+  sourceNames(): string[] {
+    return this.skeleton.mounts.map((m) => m.name);
+  }
+
+  /** A source served as itself; `not_found` names the sources there are. */
+  relay(name: string): SourceRelay {
+    const mount = this.skeleton.mounts.find((m) => m.name === name);
+    const running = mount === undefined ? undefined : this.running.get(mount.id);
+    if (!mount || !running) {
+      throw new BrokerError(
+        "not_found",
+        `no source named "${name}"; the sources are ${this.sourceNames().join(", ") || "(none)"}`,
+        { source: name },
+      );
+    }
+    return new SourceRelay(mount, running.router, () => this.current);
   }
 
   health(): { ok: boolean; sources: Record<string, SourceStatus> } {

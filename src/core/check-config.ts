@@ -5,6 +5,7 @@ import type { Mount } from "../tree/skeleton.js";
 export function checkMounts(mounts: readonly Mount[]): string[] {
   const problems: string[] = [];
   for (const mount of mounts) {
+    if (mount.source.backend !== "stdio") continue;
     try {
       commandArgv(mount.source.command);
     } catch (err) {
@@ -16,6 +17,8 @@ export function checkMounts(mounts: readonly Mount[]): string[] {
 
 /** What makes a backend process different: a change here means a restart. */
 export function sourceDefinition(mount: Mount): string {
-  const { backend, command, env, cwd } = mount.source;
-  return JSON.stringify({ backend, command, env, cwd });
+  const source = mount.source;
+  return source.backend === "stdio"
+    ? JSON.stringify([source.backend, source.command, source.env, source.cwd])
+    : JSON.stringify([source.backend, source.url, source.headers]);
 }

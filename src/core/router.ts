@@ -9,12 +9,23 @@ import type {
   ClientResult,
   CompleteRequest,
   CompleteResult,
+  GetPromptRequest,
   GetPromptResult,
+  Implementation,
+  ListPromptsRequest,
+  ListPromptsResult,
+  ListResourcesRequest,
+  ListResourcesResult,
+  ListResourceTemplatesRequest,
+  ListResourceTemplatesResult,
+  LoggingLevel,
+  LoggingMessageNotification,
   Progress,
-  Prompt,
+  ReadResourceRequest,
   ReadResourceResult,
-  Resource,
+  ResourceUpdatedNotification,
   ServerCapabilities,
+  ServerNotification,
   ServerRequest,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -37,8 +48,15 @@ export interface CallContext {
   /** Progress reported by the backend, for the caller. */
   progress?(p: Progress): void;
   /** Server-to-client requests raised during the call (sampling, elicitation, roots). */
-  request?(r: ServerRequest): Promise<ClientResult>;
+  request?(r: ServerRequest, signal?: AbortSignal): Promise<ClientResult>;
+  /** Notifications raised during the call that belong to its caller (logging). */
+  notify?(n: ServerNotification): void;
+  /** The client session the call came from: a shared backend's requests go back to it only. */
+  readonly session?: string;
 }
+
+/** Notifications a source raises outside any one call. */
+export type SourceNotification = ResourceUpdatedNotification | LoggingMessageNotification;
 
 export type ChangeKind = "tools" | "resources" | "prompts";
 
@@ -53,22 +71,38 @@ export interface Router {
   listTools(): Promise<Tool[]>;
   /** call-tool; a failure to reach the backend is thrown as a BrokerError */
   callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult>;
-  /** list-resources */
-  listResources?(): Promise<Resource[]>;
-  /** read-resource */
-  readResource?(uri: string, ctx: CallContext): Promise<ReadResourceResult>;
-  /** list-prompts */
-  listPrompts?(): Promise<Prompt[]>;
-  /** get-prompt */
-  getPrompt?(
-    name: string,
-    args: Record<string, string>,
+  /** list-resources; params and result whole, so paging passes through */
+  listResources?(
+    params: ListResourcesRequest["params"],
     ctx: CallContext,
-  ): Promise<GetPromptResult>;
+  ): Promise<ListResourcesResult>;
+  listResourceTemplates?(
+    params: ListResourceTemplatesRequest["params"],
+    ctx: CallContext,
+  ): Promise<ListResourceTemplatesResult>;
+  /** read-resource */
+  readResource?(
+    params: ReadResourceRequest["params"],
+    ctx: CallContext,
+  ): Promise<ReadResourceResult>;
+  /** Subscriptions are counted per session; the backend is asked once per URI. */
+  subscribe?(uri: string, ctx: CallContext): Promise<void>;
+  unsubscribe?(uri: string, ctx: CallContext): Promise<void>;
+  /** list-prompts */
+  listPrompts?(params: ListPromptsRequest["params"], ctx: CallContext): Promise<ListPromptsResult>;
+  /** get-prompt */
+  getPrompt?(params: GetPromptRequest["params"], ctx: CallContext): Promise<GetPromptResult>;
   /** complete */
-  complete?(req: CompleteRequest["params"], ctx: CallContext): Promise<CompleteResult>;
+  complete?(params: CompleteRequest["params"], ctx: CallContext): Promise<CompleteResult>;
+  setLoggingLevel?(level: LoggingLevel, ctx: CallContext): Promise<void>;
+  /** The backend's own `serverInfo`, as it gave it in `initialize`. */
+  serverInfo?(): Implementation | undefined;
   /** The `list_changed` signal; returns the unsubscribe function. */
   onChange?(listener: (what: ChangeKind) => void): () => void;
+  /** Resource updates and logging not tied to one call; returns the unsubscribe function. */
+  onNotification?(listener: (n: SourceNotification) => void): () => void;
+  /** Ends what a client session holds at the source (its subscriptions). */
+  endSession?(session: string): Promise<void>;
   close(): Promise<void>;
 }
 

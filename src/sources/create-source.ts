@@ -1,12 +1,16 @@
 import type { Logger } from "../core/log.js";
 import type { SupervisedRouter } from "../core/router.js";
 import type { Mount } from "../tree/skeleton.js";
-import { StdioMcpSource } from "./mcp/stdio-source.js";
+import { httpBackend } from "./mcp/http-backend.js";
+import { McpSource } from "./mcp/mcp-source.js";
+import { stdioBackend } from "./mcp/stdio-backend.js";
 
 /** The Router for a mounted source, by its `backend`. */
 export function createSource(mount: Mount, log: Logger): SupervisedRouter {
   switch (mount.source.backend) {
     case "stdio":
-      return new StdioMcpSource(mount.id, mount.source, log);
+      return new McpSource(mount.id, stdioBackend(mount.id, mount.source, log), log);
+    case "http":
+      return new McpSource(mount.id, httpBackend(mount.source), log);
   }
 }

@@ -7,6 +7,7 @@ import type { Principal } from "../../core/router.js";
 import type { ExposeMode } from "../../config/schema.js";
 import { createMcpServer } from "../mcp/create-server.js";
 import { HttpSessions } from "../mcp/http-sessions.js";
+import { createSourceServer } from "../mcp/source-server.js";
 import { metaRoutes } from "../rest/meta-routes.js";
 import { REST_STATUS } from "../rest/status.js";
 import { bearerAuth } from "./bearer-auth/index.js";
@@ -24,7 +25,8 @@ export interface HttpAppOptions {
 
 export interface HttpApp {
   readonly app: Hono;
-  readonly sessions: HttpSessions;
+  /** Ends every MCP session, of `/mcp` and of each `/mcp/<name>`. */
+  closeSessions(): Promise<void>;
 }
 
 const EVERYTHING: Principal = { id: "anonymous", scopes: ["tree:/**", "describe:/**", "call:/**"] };
@@ -35,6 +37,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const principal: Principal =
     options.secret === undefined ? EVERYTHING : { ...EVERYTHING, id: "shared-secret" };
+  const sourceSessions = new Map<string, HttpSessions>();
   const sessions = new HttpSessions(
     () => createMcpServer(broker, { expose: options.expose(), principal }),
     maxBytes,
@@ -53,7 +56,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       {
         error: {
           kind: "not_found",
-          message: `no endpoint ${c.req.method} ${c.req.path}; the endpoints are POST /meta_tree, /meta_desc, /meta_call, /mcp and GET /healthz`,
+          message: `no endpoint ${c.req.method} ${c.req.path}; the endpoints are POST /meta_tree, /meta_desc, /meta_call, /mcp, /mcp/<source> and GET /healthz`,
         },
       },
       404,
@@ -84,5 +87,30 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     metaRoutes(broker, () => principal),
   );
   app.all("/mcp", (c: Context) => sessions.handle(c.req.raw));
-  return { app, sessions };
+  app.all("/mcp/:name", (c: Context) => {
+    const name = c.req.param("name") ?? "";
+    if (!broker.sourceNames().includes(name)) {
+      const known = broker.sourceNames().join(", ") || "(none)";
+      return c.json(
+        {
+          jsonrpc: "2.0",
+          error: { code: -32001, message: `no source named "${name}"; the sources are ${known}` },
+          id: null,
+        },
+        404,
+      );
+    }
+    let perSource = sourceSessions.get(name);
+    if (!perSource) {
+      perSource = new HttpSessions(() => createSourceServer(broker, name, principal), maxBytes);
+      sourceSessions.set(name, perSource);
+    }
+    return perSource.handle(c.req.raw);
+  });
+  return {
+    app,
+    async closeSessions() {
+      await Promise.all([sessions, ...sourceSessions.values()].map((s) => s.closeAll()));
+    },
+  };
 }

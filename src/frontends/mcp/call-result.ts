@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CallOutput } from "../../core/broker.js";
-import type { BrokerError } from "../../core/errors.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { asBrokerError, type BrokerError } from "../../core/errors.js";
 
 /** A broker call's output as an MCP tool result: untouched in `mcp` mode, one text part otherwise. */
 export function toCallToolResult(out: CallOutput): CallToolResult {
@@ -27,4 +28,11 @@ export function errorResult(err: BrokerError): CallToolResult {
 
 function asText(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** Failures become `isError` results the model can read and correct, except internal ones. */
+export function asToolError(err: unknown): CallToolResult {
+  const e = asBrokerError(err);
+  if (e.kind === "internal") throw new McpError(ErrorCode.InternalError, e.message);
+  return errorResult(e);
 }

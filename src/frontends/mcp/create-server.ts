@@ -1,30 +1,27 @@
+import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
-  type CallToolRequest,
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Broker } from "../../core/broker.js";
-import { asBrokerError, BrokerError } from "../../core/errors.js";
-import type { Principal } from "../../core/router.js";
+import { BrokerError } from "../../core/errors.js";
+import type { CallContext, Principal } from "../../core/router.js";
 import { packageVersion } from "../../core/version.js";
 import type { ExposeMode } from "../../config/schema.js";
 import type { ToolEntry } from "../../tree/tree.js";
-import { errorResult, jsonResult, toCallToolResult } from "./call-result.js";
+import { asToolError, jsonResult, toCallToolResult } from "./call-result.js";
 import { META_TOOL_NAMES, META_TOOLS } from "./meta-tools.js";
-
-const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
+import { requestContext } from "./request-context.js";
 
 export interface McpServerOptions {
   readonly expose: ExposeMode;
   readonly principal: Principal;
 }
-
-type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
 
 /**
  * One MCP server session over the broker: the meta tools, every leaf as a flat
@@ -41,6 +38,7 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
           : 'Tools are arranged in a tree. Call meta_tree with path "/" to explore, meta_desc on a tool to get its args_schema, then meta_call.',
     },
   );
+  const session = randomUUID();
   const showMeta = options.expose !== "flat";
   const showFlat = options.expose !== "meta";
 
@@ -53,7 +51,12 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
-    const ctx = callContext(request, extra, options.principal);
+    const ctx = requestContext(
+      extra,
+      options.principal,
+      session,
+      request.params._meta?.progressToken,
+    );
     if (showMeta && META_TOOL_NAMES.has(name)) return metaCall(broker, name, args, ctx);
     const leaf = showFlat ? broker.tree().toolByFlatName(name) : undefined;
     if (!leaf)
@@ -83,7 +86,7 @@ async function metaCall(
   broker: Broker,
   name: string,
   args: Record<string, unknown>,
-  ctx: ReturnType<typeof callContext>,
+  ctx: CallContext,
 ): Promise<CallToolResult> {
   try {
     const path = typeof args.path === "string" ? args.path : name === "meta_tree" ? "/" : undefined;
@@ -102,13 +105,6 @@ async function metaCall(
   }
 }
 
-/** Failures become `isError` results the model can read and correct, except internal ones. */
-function asToolError(err: unknown): CallToolResult {
-  const e = asBrokerError(err);
-  if (e.kind === "internal") throw new McpError(ErrorCode.InternalError, e.message);
-  return errorResult(e);
-}
-
 function flatTool(leaf: ToolEntry): Tool {
   const tool: Tool = {
     name: leaf.flatName,
@@ -117,24 +113,4 @@ function flatTool(leaf: ToolEntry): Tool {
   };
   if (leaf.tool.annotations) tool.annotations = leaf.tool.annotations;
   return tool;
-}
-
-function callContext(request: CallToolRequest, extra: Extra, principal: Principal) {
-  const token = request.params._meta?.progressToken;
-  return {
-    signal: extra.signal,
-    deadline: Date.now() + FAR_FUTURE_MS,
-    principal,
-    progress:
-      token === undefined
-        ? undefined
-        : (p: { progress: number; total?: number; message?: string }) => {
-            extra
-              .sendNotification({
-                method: "notifications/progress",
-                params: { ...p, progressToken: token },
-              })
-              .catch(() => undefined);
-          },
-  };
 }

@@ -1,0 +1,25 @@
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { asBrokerError, type ErrorKind } from "../../core/errors.js";
+import type { BackendProtocolError } from "../../sources/mcp/errors.js";
+
+/** JSON-RPC codes of the error kinds on MCP endpoints, where a failure is a protocol error. */
+const CODES: Partial<Record<ErrorKind, number>> = {
+  invalid_params: ErrorCode.InvalidParams,
+  not_found: ErrorCode.InvalidParams,
+};
+
+/**
+ * A failure as the JSON-RPC error the SDK puts on the wire. A backend's own
+ * error is relayed with its code, message and data unchanged; the SDK takes
+ * `code`, `message` and `data` from what is thrown (an McpError would prefix
+ * the message once more).
+ */
+export function protocolError(err: unknown): Error & { code: number; data?: unknown } {
+  const e = asBrokerError(err);
+  const backend = e.details?.backend as BackendProtocolError | undefined;
+  if (backend)
+    return Object.assign(new Error(backend.message), { code: backend.code, data: backend.data });
+  if (e.details?.unsupported === true)
+    return Object.assign(new Error(e.message), { code: ErrorCode.MethodNotFound });
+  return Object.assign(new Error(e.message), { code: CODES[e.kind] ?? ErrorCode.InternalError });
+}

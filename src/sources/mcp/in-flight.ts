@@ -1,0 +1,37 @@
+import type { CallContext } from "../../core/router.js";
+
+/**
+ * The calls a shared backend is working on, by client session. A backend's own
+ * requests (sampling, elicitation) and request-bound logs carry nothing on the
+ * wire that says which call raised them; they can only go back to a caller when
+ * every call in flight comes from one session. Otherwise they go nowhere: a
+ * shared backend must never deliver one client's traffic to another.
+ */
+export class InFlight {
+  private readonly calls = new Set<CallContext>();
+
+  /** Tracks `ctx` until `work` settles. */
+  async track<T>(ctx: CallContext, work: () => Promise<T>): Promise<T> {
+    this.calls.add(ctx);
+    try {
+      return await work();
+    } finally {
+      this.calls.delete(ctx);
+    }
+  }
+
+  /** The latest call, when every call in flight is from one session; else undefined. */
+  soleCaller(): CallContext | undefined {
+    let latest: CallContext | undefined;
+    for (const ctx of this.calls) {
+      if (latest && latest.session !== ctx.session) return undefined;
+      if (latest && latest.session === undefined) return undefined;
+      latest = ctx;
+    }
+    return latest;
+  }
+
+  get size(): number {
+    return this.calls.size;
+  }
+}

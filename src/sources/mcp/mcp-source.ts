@@ -1,0 +1,375 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type ClientResult,
+  type Implementation,
+  type ServerCapabilities,
+  type ServerRequest,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { BrokerError } from "../../core/errors.js";
+import type { Logger } from "../../core/log.js";
+import type {
+  CallContext,
+  ChangeKind,
+  Router,
+  SourceNotification,
+  SourceStatus,
+  SupervisedRouter,
+} from "../../core/router.js";
+import { packageVersion } from "../../core/version.js";
+import type { BackendConnection, ConnectBackend } from "./backend-transport.js";
+import { Backoff } from "./backoff.js";
+import { backendError } from "./errors.js";
+import { InFlight } from "./in-flight.js";
+import { RelayedCallToolResult } from "./relayed-result.js";
+import { Subscriptions } from "./subscriptions.js";
+
+/** The SDK's own request timeout is a backstop: the policy's timeout aborts first. */
+const BACKSTOP_MS = 1000;
+
+type Relayed = Required<
+  Pick<
+    Router,
+    | "listResources"
+    | "listResourceTemplates"
+    | "readResource"
+    | "listPrompts"
+    | "getPrompt"
+    | "complete"
+  >
+>;
+
+/**
+ * An MCP server as a source, over any client transport, supervised: connected
+ * once for all clients, reconnected with backoff when the connection ends, and
+ * failing calls at once with `unavailable` while it is down. Requests are
+ * relayed whole, so a client cannot tell it from the backend.
+ */
+export class McpSource implements SupervisedRouter, Relayed {
+  private client: Client | null = null;
+  private connection: BackendConnection | null = null;
+  private tools: Tool[] = [];
+  private up = false;
+  private closed = false;
+  private restarts = 0;
+  private lastError: string | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private readonly backoff = new Backoff();
+  private readonly changeListeners = new Set<(what: ChangeKind) => void>();
+  private readonly notificationListeners = new Set<(n: SourceNotification) => void>();
+  private readonly inFlight = new InFlight();
+  private readonly subscriptions = new Subscriptions();
+
+  constructor(
+    readonly name: string,
+    private readonly connect: ConnectBackend,
+    private readonly log: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    try {
+      await this.open();
+    } catch (err) {
+      this.scheduleRestart();
+      throw err;
+    }
+  }
+
+  status(): SourceStatus {
+    return { up: this.up, restarts: this.restarts, lastError: this.lastError };
+  }
+
+  instructions(): string | undefined {
+    return this.client?.getInstructions();
+  }
+
+  capabilities(): ServerCapabilities {
+    return this.client?.getServerCapabilities() ?? {};
+  }
+
+  serverInfo(): Implementation | undefined {
+    return this.client?.getServerVersion();
+  }
+
+  async listTools(): Promise<Tool[]> {
+    return this.tools;
+  }
+
+  callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
+    return this.relay(ctx, `tools/call ${name}`, (client, options) =>
+      client.request(
+        { method: "tools/call", params: { name, arguments: args } },
+        RelayedCallToolResult,
+        options,
+      ),
+    );
+  }
+
+  listResources: Relayed["listResources"] = (params, ctx) =>
+    this.relay(ctx, "resources/list", (c, o) => c.listResources(params, o));
+  listResourceTemplates: Relayed["listResourceTemplates"] = (params, ctx) =>
+    this.relay(ctx, "resources/templates/list", (c, o) => c.listResourceTemplates(params, o));
+  readResource: Relayed["readResource"] = (params, ctx) =>
+    this.relay(ctx, `resources/read ${params.uri}`, (c, o) => c.readResource(params, o));
+  listPrompts: Relayed["listPrompts"] = (params, ctx) =>
+    this.relay(ctx, "prompts/list", (c, o) => c.listPrompts(params, o));
+  getPrompt: Relayed["getPrompt"] = (params, ctx) =>
+    this.relay(ctx, `prompts/get ${params.name}`, (c, o) => c.getPrompt(params, o));
+  complete: Relayed["complete"] = (params, ctx) =>
+    this.relay(ctx, "completion/complete", (c, o) => c.complete(params, o));
+
+  async setLoggingLevel(
+    level: Parameters<Client["setLoggingLevel"]>[0],
+    ctx: CallContext,
+  ): Promise<void> {
+    await this.relay(ctx, "logging/setLevel", (c, o) => c.setLoggingLevel(level, o));
+  }
+
+  async subscribe(uri: string, ctx: CallContext): Promise<void> {
+    const session = ctx.session ?? "";
+    if (!this.subscriptions.add(uri, session)) return;
+    try {
+      await this.relay(ctx, `resources/subscribe ${uri}`, (c, o) =>
+        c.subscribeResource({ uri }, o),
+      );
+    } catch (err) {
+      this.subscriptions.remove(uri, session);
+      throw err;
+    }
+  }
+
+  async unsubscribe(uri: string, ctx: CallContext): Promise<void> {
+    if (!this.subscriptions.remove(uri, ctx.session ?? "")) return;
+    await this.relay(ctx, `resources/unsubscribe ${uri}`, (c, o) =>
+      c.unsubscribeResource({ uri }, o),
+    );
+  }
+
+  async endSession(session: string): Promise<void> {
+    const client = this.up ? this.client : null;
+    for (const uri of this.subscriptions.removeSession(session)) {
+      await client?.unsubscribeResource({ uri }).catch(() => undefined);
+    }
+  }
+
+  onChange(listener: (what: ChangeKind) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  onNotification(listener: (n: SourceNotification) => void): () => void {
+    this.notificationListeners.add(listener);
+    return () => this.notificationListeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.restartTimer);
+    const client = this.client;
+    this.client = null;
+    this.up = false;
+    await client?.close();
+  }
+
+  /** Runs one request at the backend on behalf of a caller, tracked while in flight. */
+  private relay<T>(
+    ctx: CallContext,
+    what: string,
+    send: (client: Client, options: RequestOptions) => Promise<T>,
+  ): Promise<T> {
+    const client = this.connected();
+    const options: RequestOptions = {
+      signal: ctx.signal,
+      timeout: Math.max(1, ctx.deadline - Date.now()) + BACKSTOP_MS,
+      onprogress: ctx.progress,
+    };
+    return this.inFlight.track(ctx, async () => {
+      try {
+        return await send(client, options);
+      } catch (err) {
+        // A remote backend that went away shows only as failed requests: reconnect it.
+        if (!ctx.signal.aborted && isConnectionLost(err)) void client.close();
+        throw backendError(ctx.signal.aborted ? ctx.signal.reason : err, this.name, what);
+      }
+    });
+  }
+
+  private connected(): Client {
+    if (this.up && this.client) return this.client;
+    const why = this.lastError ? `: ${this.lastError}` : "";
+    throw new BrokerError("unavailable", `source ${this.name} is down and being restarted${why}`, {
+      source: this.name,
+    });
+  }
+
+  private async open(): Promise<void> {
+    const connection = this.connect();
+    const client = new Client(
+      { name: "mcp-broker", version: packageVersion },
+      { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
+    );
+    this.wire(client);
+    try {
+      await client.connect(connection.transport);
+      this.tools = await fetchTools(client);
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      const words = connection.lastWords().join(" | ");
+      this.lastError = `${(err as Error).message}${words ? ` (stderr: ${words})` : ""}`;
+      throw new BrokerError(
+        "unavailable",
+        `source ${this.name} could not start ${connection.describe}: ${this.lastError}`,
+        { source: this.name },
+      );
+    }
+    if (this.closed) {
+      await client.close();
+      return;
+    }
+    client.onclose = () => this.onExit(client);
+    this.client = client;
+    this.connection = connection;
+    this.up = true;
+    this.lastError = undefined;
+    this.backoff.markUp();
+    await this.resubscribe(client);
+    this.log.info(
+      { source: this.name, pid: connection.pid?.(), tools: this.tools.length },
+      "source up",
+    );
+    this.emitChange("tools");
+  }
+
+  /** Handlers for what the backend sends on its own: notifications and requests. */
+  private wire(client: Client): void {
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () =>
+      this.refreshTools(client),
+    );
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
+      this.emitChange("resources"),
+    );
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () =>
+      this.emitChange("prompts"),
+    );
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) =>
+      this.emitNotification(n),
+    );
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      const caller = this.inFlight.soleCaller();
+      if (caller?.notify) caller.notify(n);
+      else if (this.inFlight.size === 0) this.emitNotification(n);
+      else
+        this.log.debug(
+          { source: this.name },
+          "log message of a shared backend with calls from several sessions in flight: not delivered",
+        );
+    });
+    const toCaller = (request: ServerRequest, signal: AbortSignal): Promise<ClientResult> => {
+      const caller = this.inFlight.soleCaller();
+      if (!caller?.request) {
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          this.inFlight.size === 0
+            ? `${request.method} can only be relayed during a call from a client`
+            : `${request.method} cannot be routed: calls from several clients are in flight on this shared backend`,
+        );
+      }
+      return caller.request(request, signal);
+    };
+    client.setRequestHandler(
+      CreateMessageRequestSchema,
+      (r, extra) => toCaller(r, extra.signal) as never,
+    );
+    client.setRequestHandler(ElicitRequestSchema, (r, extra) => toCaller(r, extra.signal) as never);
+    client.setRequestHandler(
+      ListRootsRequestSchema,
+      (r, extra) => toCaller(r, extra.signal) as never,
+    );
+  }
+
+  /** After a reconnect, the backend is asked again for what sessions still watch. */
+  private async resubscribe(client: Client): Promise<void> {
+    for (const uri of this.subscriptions.uris()) {
+      await client
+        .subscribeResource({ uri })
+        .catch((err: Error) =>
+          this.log.warn({ source: this.name, uri, err: err.message }, "resubscribe failed"),
+        );
+    }
+  }
+
+  private async refreshTools(client: Client): Promise<void> {
+    try {
+      this.tools = await fetchTools(client);
+      this.emitChange("tools");
+    } catch (err) {
+      this.log.warn(
+        { source: this.name, err: (err as Error).message },
+        "tools/list after list_changed failed",
+      );
+    }
+  }
+
+  private onExit(client: Client): void {
+    if (this.client !== client) return;
+    this.client = null;
+    this.up = false;
+    if (this.closed) return;
+    const words = this.connection?.lastWords().join(" | ");
+    this.lastError = `the backend closed the connection${words ? ` (stderr: ${words})` : ""}`;
+    this.log.warn({ source: this.name, err: this.lastError }, "source down");
+    this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    if (this.closed) return;
+    const delay = this.backoff.nextDelay();
+    this.restartTimer = setTimeout(() => {
+      this.restarts += 1;
+      this.open().catch((err: Error) => {
+        this.log.warn({ source: this.name, err: err.message }, "restart failed");
+        this.scheduleRestart();
+      });
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  private emitChange(what: ChangeKind): void {
+    for (const listener of this.changeListeners) listener(what);
+  }
+
+  private emitNotification(n: SourceNotification): void {
+    for (const listener of this.notificationListeners) listener(n);
+  }
+}
+
+function isConnectionLost(err: unknown): boolean {
+  if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed;
+  if (err instanceof StreamableHTTPError) return err.code === 404;
+  const code = (err as { cause?: { code?: string } })?.cause?.code;
+  return err instanceof TypeError || code === "ECONNREFUSED" || code === "ECONNRESET";
+}
+
+async function fetchTools(client: Client): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}

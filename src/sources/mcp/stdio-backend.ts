@@ -1,0 +1,41 @@
+import {
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Logger } from "../../core/log.js";
+import type { StdioSourceConfig } from "../../config/schema.js";
+import type { ConnectBackend } from "./backend-transport.js";
+import { commandArgv } from "./command-line.js";
+
+const STDERR_LINES_KEPT = 20;
+
+/** A backend run as a child process speaking MCP on stdin/stdout; its stderr is logged. */
+export function stdioBackend(name: string, config: StdioSourceConfig, log: Logger): ConnectBackend {
+  const argv = commandArgv(config.command);
+  const [command, ...args] = argv as [string, ...string[]];
+  const stderrTail: string[] = [];
+  return () => {
+    const transport = new StdioClientTransport({
+      command,
+      args,
+      env: { ...getDefaultEnvironment(), ...config.env },
+      cwd: config.cwd,
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      for (const line of chunk.toString("utf8").split("\n")) {
+        const text = line.trim();
+        if (text === "") continue;
+        stderrTail.push(text.slice(0, 500));
+        if (stderrTail.length > STDERR_LINES_KEPT) stderrTail.shift();
+        log.debug({ source: name, stderr: text }, "source stderr");
+      }
+    });
+    return {
+      transport,
+      describe: `"${argv.join(" ")}"`,
+      lastWords: () => stderrTail.slice(-3),
+      pid: () => transport.pid,
+    };
+  };
+}
