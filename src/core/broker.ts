@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config, RenderMode } from "../config/schema.js";
 import { renderResult } from "../output/render.js";
@@ -29,6 +29,8 @@ export interface CallOutput {
   readonly truncated: boolean;
   /** The result rendered by the tool's `render_mode`, truncated by `max_output_chars`. */
   readonly output: unknown;
+  /** The result as the backend gave it, for MCP clients when nothing was rendered or cut. */
+  readonly result: CallToolResult;
 }
 
 interface Running {
@@ -111,6 +113,7 @@ export class Broker {
       renderMode: leaf.renderMode,
       truncated: output !== rendered,
       output,
+      result,
     };
   }
 

@@ -1,15 +1,30 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-/** A real SDK client connected to the broker's `/mcp` over Streamable HTTP. */
+/** A real SDK client connected over Streamable HTTP to `/mcp` or to `/mcp/<name>`. */
 export async function connectHttp(
   url: string,
   headers: Record<string, string> = {},
+  options: { path?: string; client?: ClientOptions } = {},
 ): Promise<Client> {
-  const client = new Client({ name: "test-client", version: "1.0.0" });
+  const client = new Client({ name: "test-client", version: "1.0.0" }, options.client);
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }),
+    new StreamableHTTPClientTransport(new URL(`${url}${options.path ?? "/mcp"}`), {
+      requestInit: { headers },
+    }),
   );
+  return client;
+}
+
+/** A real SDK client talking to a server process directly over stdio. */
+export async function connectStdio(
+  argv: string[],
+  options: { client?: ClientOptions } = {},
+): Promise<Client> {
+  const [command, ...args] = argv as [string, ...string[]];
+  const client = new Client({ name: "test-client", version: "1.0.0" }, options.client);
+  await client.connect(new StdioClientTransport({ command, args, stderr: "ignore" }));
   return client;
 }
 

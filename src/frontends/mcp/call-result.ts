@@ -5,12 +5,7 @@ import { asBrokerError, type BrokerError } from "../../core/errors.js";
 
 /** A broker call's output as an MCP tool result: untouched in `mcp` mode, one text part otherwise. */
 export function toCallToolResult(out: CallOutput): CallToolResult {
-  if (out.renderMode === "mcp" && !out.truncated) {
-    return {
-      ...(out.output as Pick<CallToolResult, "content" | "structuredContent">),
-      isError: out.isError,
-    };
-  }
+  if (out.renderMode === "mcp" && !out.truncated) return out.result;
   return { content: [{ type: "text", text: asText(out.output) }], isError: out.isError };
 }
 
