@@ -6,6 +6,7 @@ import type { Logger } from "./core/log.js";
 import { loadConfig } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import { createHttpApp } from "./frontends/http/app.js";
+import type { HostGuardOptions } from "./frontends/http/host-guard/index.js";
 
 export interface ServeOptions {
   readonly host: string;
@@ -33,6 +34,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
     broker,
     log,
     secret: options.secret,
+    hosts: allowedHosts(options.host, config, log),
     expose: () => config.expose ?? "meta",
   });
   let server: ServerType;
@@ -66,6 +68,28 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await broker.close();
     },
+  };
+}
+
+/**
+ * Who may address the broker: configured names, else loopback names and the
+ * address it listens on. Listening on every interface without a list, the
+ * host check is off (the names it is reached by are not known here).
+ */
+function allowedHosts(listen: string, config: Config, log: Logger): HostGuardOptions {
+  const configured = config.http?.allowed_hosts;
+  const origins = config.http?.allowed_origins;
+  const wildcard = listen === "0.0.0.0" || listen === "::" || listen === "";
+  if (configured === undefined && wildcard) {
+    log.warn(
+      "listening on every interface: set http.allowed_hosts in the config to check the Host header",
+    );
+  }
+  const own = listen.includes(":") ? `[${listen}]` : listen;
+  return {
+    allowedHosts:
+      configured ?? (wildcard ? "any" : [...new Set(["localhost", "127.0.0.1", "[::1]", own])]),
+    ...(origins === undefined ? {} : { allowedOrigins: origins }),
   };
 }
 

@@ -104,6 +104,20 @@ export const ConfigSchema = z.strictObject({
   max_output_chars: z.int().positive().optional().describe("Default for every tool."),
   timeout: z.number().positive().optional().describe("Default seconds per call; 60 if unset."),
   render_mode: z.enum(RENDER_MODES).optional().describe("Default for every tool; mcp if unset."),
+  http: z
+    .strictObject({
+      allowed_hosts: z
+        .array(z.string().min(1))
+        .optional()
+        .describe(
+          "Host names the broker answers to (DNS-rebinding defence). Default: localhost, 127.0.0.1, [::1] and the listen address.",
+        ),
+      allowed_origins: z
+        .array(z.string().min(1))
+        .optional()
+        .describe("Origins browsers may call from. Default: loopback origins only."),
+    })
+    .optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

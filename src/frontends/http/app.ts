@@ -11,6 +11,7 @@ import { createSourceServer } from "../mcp/source-server.js";
 import { metaRoutes } from "../rest/meta-routes.js";
 import { REST_STATUS } from "../rest/status.js";
 import { bearerAuth } from "./bearer-auth/index.js";
+import { hostGuard, type HostGuardOptions } from "./host-guard/index.js";
 
 export const DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
 
@@ -21,6 +22,8 @@ export interface HttpAppOptions {
   /** With a secret, every endpoint but `/healthz` demands it as a bearer token. */
   readonly secret?: string | undefined;
   readonly maxRequestBytes?: number;
+  /** DNS-rebinding defence for every endpoint but `/healthz`. */
+  readonly hosts?: HostGuardOptions;
 }
 
 export interface HttpApp {
@@ -68,6 +71,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return c.json(health, health.ok ? 200 : 503);
   });
 
+  app.use("*", hostGuard(options.hosts));
   if (options.secret !== undefined) app.use("*", bearerAuth(options.secret));
   app.use(
     "*",

@@ -1,6 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { SessionEventStore } from "./event-store.js";
+
+/** What clients are told to wait before they reconnect a broken stream. */
+const RETRY_MS = 1000;
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
@@ -38,6 +42,8 @@ export class HttpSessions {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       maxRequestBodySize: this.maxRequestBodySize,
+      eventStore: new SessionEventStore(),
+      retryInterval: RETRY_MS,
       onsessioninitialized: (sid) => {
         this.sessions.set(sid, { transport, server });
       },
