@@ -10,7 +10,13 @@ import { buildSkeleton, type Mount, type Skeleton } from "../tree/skeleton.js";
 import type { Tree } from "../tree/tree.js";
 import { BrokerError } from "./errors.js";
 import type { Logger } from "./log.js";
-import type { CallContext, SourceStatus, SupervisedRouter } from "./router.js";
+import type {
+  CallContext,
+  ChangeKind,
+  SourceNotification,
+  SourceStatus,
+  SupervisedRouter,
+} from "./router.js";
 import { describeEntry, listChildren, type EntryDescription, type NodeListing } from "./views.js";
 import { checkMounts, sourceDefinition } from "./check-config.js";
 import { SourceRelay } from "./source-relay.js";
@@ -33,6 +39,10 @@ export interface CallOutput {
   readonly result: CallToolResult;
 }
 
+export type SourceEvent =
+  | { readonly type: "changed"; readonly what: ChangeKind }
+  | { readonly type: "notification"; readonly notification: SourceNotification };
+
 interface Running {
   readonly mount: Mount;
   readonly router: SupervisedRouter;
@@ -50,6 +60,7 @@ export class Broker {
   private skeleton!: Skeleton;
   private running = new Map<string, Running>();
   private readonly treeListeners = new Set<() => void>();
+  private readonly sourceListeners = new Set<(source: string, event: SourceEvent) => void>();
   private readonly invoke: Next;
   private rebuildQueued = false;
 
@@ -142,6 +153,19 @@ export class Broker {
     return { ok: Object.values(sources).every((s) => s.up), sources };
   }
 
+  /** What any source raises on its own, with the source's name; survives reloads. */
+  onSourceEvent(listener: (source: string, event: SourceEvent) => void): () => void {
+    this.sourceListeners.add(listener);
+    return () => this.sourceListeners.delete(listener);
+  }
+
+  /** Every running source served as itself. */
+  relays(): SourceRelay[] {
+    return this.skeleton.mounts
+      .filter((m) => this.running.has(m.id))
+      .map((m) => this.relay(m.name));
+  }
+
   /** Called after every tree swap (tools changed, config reloaded). */
   onTreeChange(listener: () => void): () => void {
     this.treeListeners.add(listener);
@@ -196,7 +220,19 @@ export class Broker {
   ): Promise<void> {
     const started = mounts.map((mount) => {
       const router = createSource(mount, this.options.log);
-      const unsubscribe = router.onChange?.(() => this.queueRebuild()) ?? (() => undefined);
+      const offChange =
+        router.onChange?.((what) => {
+          if (what === "tools") this.queueRebuild();
+          this.emitSourceEvent(mount.name, { type: "changed", what });
+        }) ?? (() => undefined);
+      const offNotification =
+        router.onNotification?.((notification) =>
+          this.emitSourceEvent(mount.name, { type: "notification", notification }),
+        ) ?? (() => undefined);
+      const unsubscribe = () => {
+        offChange();
+        offNotification();
+      };
       this.running.set(mount.id, {
         mount,
         router,
@@ -230,6 +266,10 @@ export class Broker {
     const r = this.running.get(id);
     if (!r) throw new BrokerError("unavailable", `source ${id} is not running`, { source: id });
     return r.router;
+  }
+
+  private emitSourceEvent(source: string, event: SourceEvent): void {
+    for (const listener of this.sourceListeners) listener(source, event);
   }
 
   private queueRebuild(): void {

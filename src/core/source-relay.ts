@@ -11,7 +11,7 @@ import type {
 import type { ToolEntry, Tree } from "../tree/tree.js";
 import type { Mount } from "../tree/skeleton.js";
 import { BrokerError } from "./errors.js";
-import type { CallContext, ChangeKind, SourceNotification, SupervisedRouter } from "./router.js";
+import type { CallContext, SupervisedRouter } from "./router.js";
 
 /**
  * One source as its own MCP server, for `/mcp/<name>`: the backend's identity
@@ -88,14 +88,6 @@ export class SourceRelay {
   }
   setLoggingLevel(level: LoggingLevel, ctx: CallContext) {
     return this.need("setLoggingLevel", "logging")(level, ctx);
-  }
-
-  onChange(listener: (what: ChangeKind) => void): () => void {
-    return this.router.onChange?.(listener) ?? (() => undefined);
-  }
-
-  onNotification(listener: (n: SourceNotification) => void): () => void {
-    return this.router.onNotification?.(listener) ?? (() => undefined);
   }
 
   async endSession(session: string): Promise<void> {

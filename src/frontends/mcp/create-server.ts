@@ -14,6 +14,7 @@ import type { CallContext, Principal } from "../../core/router.js";
 import { packageVersion } from "../../core/version.js";
 import type { ExposeMode } from "../../config/schema.js";
 import type { ToolEntry } from "../../tree/tree.js";
+import { AGGREGATE_CAPABILITIES, serveAggregateCatalog } from "./aggregate-catalog.js";
 import { asToolError, jsonResult, toCallToolResult } from "./call-result.js";
 import { META_TOOL_NAMES, META_TOOLS } from "./meta-tools.js";
 import { requestContext } from "./request-context.js";
@@ -31,7 +32,7 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
   const server = new Server(
     { name: "mcp-broker", version: packageVersion },
     {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, ...AGGREGATE_CAPABILITIES },
       instructions:
         options.expose === "flat"
           ? undefined
@@ -71,12 +72,16 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
     }
   });
 
+  const offCatalog = serveAggregateCatalog(server, broker, (extra) =>
+    requestContext(extra, options.principal, session, undefined),
+  );
   const unsubscribe = broker.onTreeChange(() => {
     server.sendToolListChanged().catch(() => undefined);
   });
   const previousOnClose = server.onclose;
   server.onclose = () => {
     unsubscribe();
+    offCatalog();
     previousOnClose?.();
   };
   return server;

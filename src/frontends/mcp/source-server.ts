@@ -125,13 +125,16 @@ export function createSourceServer(broker: Broker, name: string, principal: Prin
 
   const unsubscribers = [
     broker.onTreeChange(() => void server.sendToolListChanged().catch(() => undefined)),
-    relay.onChange((what) => {
-      if (what === "resources" && backend.resources?.listChanged)
-        void server.sendResourceListChanged().catch(() => undefined);
-      if (what === "prompts" && backend.prompts?.listChanged)
-        void server.sendPromptListChanged().catch(() => undefined);
-    }),
-    relay.onNotification((n) => {
+    broker.onSourceEvent((source, event) => {
+      if (source !== name) return;
+      if (event.type === "changed") {
+        if (event.what === "resources" && backend.resources?.listChanged)
+          void server.sendResourceListChanged().catch(() => undefined);
+        if (event.what === "prompts" && backend.prompts?.listChanged)
+          void server.sendPromptListChanged().catch(() => undefined);
+        return;
+      }
+      const n = event.notification;
       const mine =
         n.method === "notifications/resources/updated" ? subscribed.has(n.params.uri) : logging;
       if (mine) void server.notification(n).catch(() => undefined);
@@ -139,7 +142,9 @@ export function createSourceServer(broker: Broker, name: string, principal: Prin
   ];
   server.onclose = () => {
     for (const unsubscribe of unsubscribers) unsubscribe();
-    void relay.endSession(session).catch(() => undefined);
+    void current()
+      .endSession(session)
+      .catch(() => undefined);
   };
   return server;
 }
