@@ -35,6 +35,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
     log,
     secret: options.secret,
     hosts: allowedHosts(options.host, config, log),
+    stateless: config.http?.stateless === true,
     expose: () => config.expose ?? "meta",
   });
   let server: ServerType;

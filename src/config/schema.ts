@@ -116,6 +116,12 @@ export const ConfigSchema = z.strictObject({
         .array(z.string().min(1))
         .optional()
         .describe("Origins browsers may call from. Default: loopback origins only."),
+      stateless: z
+        .boolean()
+        .optional()
+        .describe(
+          "MCP endpoints without sessions, for several instances behind a load balancer: no notifications, progress or sampling.",
+        ),
     })
     .optional(),
 });

@@ -283,3 +283,64 @@ describe("MCP session handling", () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe("MCP over Streamable HTTP, stateless", () => {
+  let broker: TestBroker;
+  beforeAll(async () => {
+    broker = await startBroker({ tree, expose: "both", http: { stateless: true } });
+  });
+  afterAll(() => broker?.close());
+
+  it("serves every request on its own, with no session, so any instance can take it", async () => {
+    const client = await connectHttp(broker.url);
+    expect((client.transport as unknown as { sessionId?: string }).sessionId).toBeUndefined();
+    expect(
+      textOf(await client.callTool({ name: "demo__echo", arguments: { message: "no session" } })),
+    ).toBe("Echo: no session");
+    const other = await connectHttp(broker.url, {}, { path: "/mcp/fx" });
+    expect((await other.listTools()).tools.map((t) => t.name)).toContain("sleep");
+    await Promise.all([client.close(), other.close()]);
+  });
+
+  it("answers a raw POST with plain JSON, and GET with 405", async () => {
+    const post = await fetch(`${broker.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      }),
+    });
+    expect(post.headers.get("content-type")).toMatch(/application\/json/);
+    expect(((await post.json()) as any).result.protocolVersion).toBe("2025-11-25");
+    const older = await fetch(`${broker.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      }),
+    });
+    expect(((await older.json()) as any).result.protocolVersion).toBe("2025-06-18");
+    const get = await fetch(`${broker.url}/mcp`, { headers: { accept: "text/event-stream" } });
+    expect(get.status).toBe(405);
+  });
+});

@@ -6,7 +6,9 @@ import type { Logger } from "../../core/log.js";
 import type { Principal } from "../../core/router.js";
 import type { ExposeMode } from "../../config/schema.js";
 import { createMcpServer } from "../mcp/create-server.js";
-import { HttpSessions } from "../mcp/http-sessions.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { HttpSessions, type McpHttpEndpoint } from "../mcp/http-sessions.js";
+import { StatelessHttp } from "../mcp/stateless-http.js";
 import { createSourceServer } from "../mcp/source-server.js";
 import { metaRoutes } from "../rest/meta-routes.js";
 import { REST_STATUS } from "../rest/status.js";
@@ -22,6 +24,8 @@ export interface HttpAppOptions {
   /** With a secret, every endpoint but `/healthz` demands it as a bearer token. */
   readonly secret?: string | undefined;
   readonly maxRequestBytes?: number;
+  /** MCP endpoints without sessions, for load-balanced instances. */
+  readonly stateless?: boolean;
   /** DNS-rebinding defence for every endpoint but `/healthz`. */
   readonly hosts?: HostGuardOptions;
 }
@@ -40,11 +44,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const principal: Principal =
     options.secret === undefined ? EVERYTHING : { ...EVERYTHING, id: "shared-secret" };
-  const sourceSessions = new Map<string, HttpSessions>();
-  const sessions = new HttpSessions(
-    () => createMcpServer(broker, { expose: options.expose(), principal }),
-    maxBytes,
-  );
+  const endpoint = (createServer: () => Server): McpHttpEndpoint =>
+    options.stateless
+      ? new StatelessHttp(createServer, maxBytes)
+      : new HttpSessions(createServer, maxBytes);
+  const sourceSessions = new Map<string, McpHttpEndpoint>();
+  const sessions = endpoint(() => createMcpServer(broker, { expose: options.expose(), principal }));
   const app = new Hono();
 
   app.onError((err, c) => {
@@ -106,7 +111,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     let perSource = sourceSessions.get(name);
     if (!perSource) {
-      perSource = new HttpSessions(() => createSourceServer(broker, name, principal), maxBytes);
+      perSource = endpoint(() => createSourceServer(broker, name, principal));
       sourceSessions.set(name, perSource);
     }
     return perSource.handle(c.req.raw);

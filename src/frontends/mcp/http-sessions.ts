@@ -11,12 +11,19 @@ interface Session {
   readonly server: Server;
 }
 
+/** One MCP endpoint over Streamable HTTP, with sessions or without. */
+export interface McpHttpEndpoint {
+  handle(request: Request): Promise<Response>;
+  /** Ends every session. */
+  closeAll(): Promise<void>;
+}
+
 /**
  * Streamable HTTP sessions of one MCP endpoint: an `initialize` without
  * `Mcp-Session-Id` opens a session with its own server; later requests are
  * routed by that header; `DELETE` or a closed transport ends it.
  */
-export class HttpSessions {
+export class HttpSessions implements McpHttpEndpoint {
   private readonly sessions = new Map<string, Session>();
 
   constructor(

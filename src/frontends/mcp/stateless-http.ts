@@ -1,0 +1,47 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { McpHttpEndpoint } from "./http-sessions.js";
+
+/**
+ * Streamable HTTP without sessions, for several broker instances behind a load
+ * balancer: every POST is served by a fresh server and answered with plain
+ * JSON, so any instance can take any request. What needs a session is not
+ * offered: no `GET` stream, so no list_changed or resource updates, no
+ * progress, and no requests from a backend back to the client.
+ */
+export class StatelessHttp implements McpHttpEndpoint {
+  constructor(
+    private readonly createServer: () => Server,
+    private readonly maxRequestBodySize: number,
+  ) {}
+
+  async handle(request: Request): Promise<Response> {
+    if (request.method !== "POST") {
+      return new Response(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: {
+            code: -32000,
+            message: `${request.method} is not offered: this endpoint is stateless; send each request as a POST`,
+          },
+          id: null,
+        }),
+        { status: 405, headers: { "content-type": "application/json", allow: "POST" } },
+      );
+    }
+    const server = this.createServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: this.maxRequestBodySize,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request);
+    } finally {
+      await server.close();
+    }
+  }
+
+  async closeAll(): Promise<void> {}
+}
