@@ -122,8 +122,15 @@ describe("stdio --server NAME", () => {
     const config = writeConfig({
       tree: [{ path: "/fx", source: { backend: "stdio", command: fixtureCommand() } }],
     });
-    await expect(
-      connectStdio(cliArgv("stdio", config, "--server", "nope", "--log-level", "silent")),
-    ).rejects.toThrow();
+    const { code, stderr } = await runCli(
+      "stdio",
+      config,
+      "--server",
+      "nope",
+      "--log-level",
+      "silent",
+    );
+    expect(code).toBe(1);
+    expect(stderr).toContain('no source named "nope"; the sources are fx');
   });
 });
