@@ -23,3 +23,8 @@ export function childPids(pid: number): number[] {
     return [];
   }
 }
+
+/** A process's children, their children, and so on. */
+export function descendantPids(pid: number): number[] {
+  return childPids(pid).flatMap((child) => [child, ...descendantPids(child)]);
+}

@@ -7,13 +7,15 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { childPids, cpuSeconds } from "./process-cpu.js";
+import { childPids, cpuSeconds, descendantPids } from "./process-cpu.js";
+import { rawToolCaller } from "./raw-mcp-client.js";
 import { concurrent, sequential } from "./stats.js";
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
@@ -52,6 +54,30 @@ function start(
   });
 }
 
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts a program that listens on `port`, and waits until it answers HTTP there. */
+async function startOnPort(args: string[], port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "ignore"] });
+  children.push(child);
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`${args.join(" ")} exited with ${child.exitCode}`);
+    const up = await fetch(`http://127.0.0.1:${port}/`).then(
+      () => true,
+      () => false,
+    );
+    if (up) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${args.join(" ")} did not listen on ${port}`);
+}
+
 async function broker(config: unknown): Promise<{ child: ChildProcess; port: number }> {
   const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-bench-")), "config.json");
   writeFileSync(file, JSON.stringify(config));
@@ -61,9 +87,11 @@ async function broker(config: unknown): Promise<{ child: ChildProcess; port: num
   });
 }
 
-async function httpClient(port: number): Promise<Client> {
+async function httpClient(port: number, path: string): Promise<Client> {
   const client = new Client({ name: "bench", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}${path}`)),
+  );
   return client;
 }
 
@@ -134,6 +162,42 @@ async function main(): Promise<void> {
   // The broker, then its backend: the broker's own cost and what the relay adds.
   const brokerPids = () => [brokerProcess.child.pid!, ...childPids(brokerProcess.child.pid!)];
 
+  const gatewayPort = await freePort();
+  const gateway = await startOnPort(
+    [
+      join(root, "node_modules/supergateway/dist/index.js"),
+      "--stdio",
+      `${process.execPath} ${everything} stdio`,
+      "--outputTransport",
+      "streamableHttp",
+      "--stateful",
+      "--port",
+      String(gatewayPort),
+      "--logLevel",
+      "none",
+    ],
+    gatewayPort,
+  );
+  const proxyPort = await freePort();
+  const proxy = await startOnPort(
+    [
+      join(root, "node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs"),
+      "--port",
+      String(proxyPort),
+      "--host",
+      "127.0.0.1",
+      "--",
+      process.execPath,
+      everything,
+      "stdio",
+    ],
+    proxyPort,
+  );
+  const withDescendants = (child: ChildProcess) => () => [
+    child.pid!,
+    ...descendantPids(child.pid!),
+  ];
+
   let direct: Client | undefined;
   const rows = await measureAll([
     {
@@ -146,18 +210,37 @@ async function main(): Promise<void> {
     {
       name: "floor: SDK server in process, Streamable HTTP",
       makeCall: async () => {
-        const client = await httpClient(floorPort);
-        return () => client.callTool({ name: "echo", arguments: args });
+        return rawToolCaller(`http://127.0.0.1:${floorPort}/mcp`, "echo", args);
       },
       pids: floorPids,
     },
     {
       name: "mcp-broker, Streamable HTTP /mcp (flat)",
       makeCall: async () => {
-        const client = await httpClient(brokerPort);
-        return () => client.callTool({ name: "e__echo", arguments: args });
+        return rawToolCaller(`http://127.0.0.1:${brokerPort}/mcp`, "e__echo", args);
       },
       pids: brokerPids,
+    },
+    {
+      name: "mcp-broker, Streamable HTTP /mcp/e (the source as itself)",
+      makeCall: async () => {
+        return rawToolCaller(`http://127.0.0.1:${brokerPort}/mcp/e`, "echo", args);
+      },
+      pids: brokerPids,
+    },
+    {
+      name: "supergateway --stateful, Streamable HTTP",
+      makeCall: async () => {
+        return rawToolCaller(`http://127.0.0.1:${gatewayPort}/mcp`, "echo", args);
+      },
+      pids: withDescendants(gateway),
+    },
+    {
+      name: "mcp-proxy, Streamable HTTP",
+      makeCall: async () => {
+        return rawToolCaller(`http://127.0.0.1:${proxyPort}/mcp`, "echo", args);
+      },
+      pids: withDescendants(proxy),
     },
     {
       name: "mcp-broker, POST /meta_call",
@@ -177,11 +260,15 @@ async function main(): Promise<void> {
   ]);
 
   const backends = childPids(brokerProcess.child.pid!).length;
+  const gatewayBackends = descendantPids(gateway.pid!).filter(
+    (pid) => childPids(pid).length === 0,
+  ).length;
+  const proxyBackends = childPids(proxy.pid!).length;
   const demo = JSON.parse(readFileSync(join(root, "examples/demo.json"), "utf8"));
   const sizes: Record<string, number> = {};
   for (const expose of ["meta", "flat"] as const) {
     const { port } = await broker({ ...demo, expose });
-    const client = await httpClient(port);
+    const client = await httpClient(port, "/mcp");
     sizes[expose] = JSON.stringify(await client.listTools()).length;
     await client.close();
   }
@@ -199,7 +286,9 @@ async function main(): Promise<void> {
         `| ${r.name} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.p50 - floor.p50)} | ${r.throughput.toFixed(0)} | ${(r.throughput / floor.throughput).toFixed(2)} | ${cpuText(r.cpuUs)} |`,
     ),
     "",
-    `Backend processes of the broker after ${CLIENTS + 1} MCP sessions and the REST clients: ${backends}.`,
+    `Backend processes after ${CLIENTS + 1} MCP sessions each: mcp-broker ${backends}, supergateway ${gatewayBackends}, mcp-proxy ${proxyBackends}.`,
+    "",
+    ...versus(rows),
     "",
     "| tools/list for examples/demo.json | bytes |",
     "| --- | ---: |",
@@ -209,11 +298,24 @@ async function main(): Promise<void> {
   console.log(lines.join("\n"));
 }
 
-/** `floor 123` or `broker 100 + backend 80`. */
+/** The broker's /mcp against the better of the two gateways, by throughput. */
+function versus(rows: Row[]): string[] {
+  const broker = rows.find((r) => r.name.startsWith("mcp-broker, Streamable HTTP /mcp (flat)"))!;
+  const gateways = rows.filter(
+    (r) => r.name.startsWith("supergateway") || r.name.startsWith("mcp-proxy"),
+  );
+  const best = gateways.sort((a, b) => b.throughput - a.throughput)[0];
+  if (!best) return [];
+  return [
+    `mcp-broker /mcp against the better gateway (${best.name}): ${(broker.throughput / best.throughput).toFixed(2)}× the throughput, p99 ${broker.p99.toFixed(3)} ms against ${best.p99.toFixed(3)} ms.`,
+  ];
+}
+
+/** `123` (one process) or `front 100 + backends 80` (the server, then the processes it started). */
 function cpuText(us: number[]): string {
   if (us.length === 0) return "";
   if (us.length === 1) return us[0]!.toFixed(0);
-  return `broker ${us[0]!.toFixed(0)} + backend ${us
+  return `front ${us[0]!.toFixed(0)} + backends ${us
     .slice(1)
     .reduce((a, b) => a + b, 0)
     .toFixed(0)}`;
