@@ -16,7 +16,7 @@ export default tseslint.config(
   },
   {
     // Tests read arbitrary JSON off the wire and assert on it.
-    files: ["test/**/*.ts"],
+    files: ["test/**/*.ts", "**/*.test.ts"],
     rules: {
       "@typescript-eslint/no-explicit-any": "off",
       "@typescript-eslint/no-non-null-assertion": "off",

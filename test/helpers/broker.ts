@@ -6,7 +6,7 @@ import { pino } from "pino";
 import { serveHttp, type RunningServer } from "../../src/serve.js";
 
 export const FIXTURE = fileURLToPath(new URL("../fixtures/fixture-server.mjs", import.meta.url));
-export const silent = pino({ level: "silent" });
+export const silent = pino({ level: process.env.TEST_LOG ?? "silent" });
 
 /** argv for the fixture server, with the Node running the tests. */
 export function fixtureCommand(): string[] {

@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   CreateMessageRequestSchema,
   LoggingMessageNotificationSchema,
+  ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -117,6 +118,26 @@ describe("a source served as itself at /mcp/<name>", () => {
     expect(((await res.json()) as any).error.message).toBe(
       'no source named "nope"; the sources are everything, fx',
     );
+  });
+});
+
+describe("list_changed from a backend", () => {
+  it("reaches the clients of the source's endpoint and of the aggregated /mcp", async () => {
+    const own = await open("fx");
+    const aggregated = await connectHttp(broker.url);
+    const seen = { own: 0, aggregated: 0 };
+    own.setNotificationHandler(ResourceListChangedNotificationSchema, () => void (seen.own += 1));
+    aggregated.setNotificationHandler(
+      ResourceListChangedNotificationSchema,
+      () => void (seen.aggregated += 1),
+    );
+    await own.callTool({ name: "add_resource", arguments: { uri: "test://late" } });
+    await expect.poll(() => seen).toEqual({ own: 1, aggregated: 1 });
+    expect((await own.listResources()).resources.map((r) => r.uri)).toContain("test://late");
+    expect((await aggregated.listResources()).resources.map((r) => r.uri)).toContain(
+      "mcp-broker://fx/test%3A%2F%2Flate",
+    );
+    await Promise.all([own.close(), aggregated.close()]);
   });
 });
 
