@@ -1,0 +1,23 @@
+import { MemoryStore } from "./memory.js";
+import { RedisStore } from "./redis.js";
+import { SqliteStore } from "./sqlite.js";
+import type { StateStore } from "./store.js";
+
+/** The store a config's `state` names: "memory", "sqlite:PATH" or a redis:// URL. */
+export async function openStore(spec: string): Promise<StateStore> {
+  if (spec === "memory") return new MemoryStore();
+  if (spec.startsWith("sqlite:")) return new SqliteStore(spec.slice("sqlite:".length));
+  if (spec.startsWith("redis://") || spec.startsWith("rediss://")) {
+    const store = new RedisStore(spec);
+    try {
+      await store.ready();
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    return store;
+  }
+  throw new Error(
+    `state "${spec}" is not a store; write "memory", "sqlite:PATH" or a redis:// URL`,
+  );
+}

@@ -1,0 +1,31 @@
+import { connect } from "node:net";
+
+/** Whether something accepts TCP connections at 127.0.0.1:port. */
+export function reachable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    socket.setTimeout(1000);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+export const REDIS_URL = "redis://127.0.0.1:6379";
+
+/**
+ * Whether the machine's Redis can be used. In CI it must be: a missing Redis
+ * fails the run. Elsewhere a test without it is skipped, saying why.
+ */
+export async function redisAvailable(): Promise<boolean> {
+  if (await reachable(6379)) return true;
+  if (process.env.CI === "true") throw new Error("CI=true but no Redis answers at 127.0.0.1:6379");
+  console.warn("skipped: no Redis at 127.0.0.1:6379 (start it, or run in CI where it is required)");
+  return false;
+}

@@ -1,0 +1,97 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { MemoryStore } from "../../src/state/memory.js";
+import { openStore } from "../../src/state/open-store.js";
+import { RedisStore } from "../../src/state/redis.js";
+import { SqliteStore } from "../../src/state/sqlite.js";
+import type { StateStore } from "../../src/state/store.js";
+import { REDIS_URL, redisAvailable } from "../helpers/services.js";
+
+const hasRedis = await redisAvailable();
+const run = Date.now().toString(36);
+async function redis(): Promise<StateStore> {
+  const store = new RedisStore(
+    REDIS_URL,
+    `mcp-broker-test:${run}:${Math.random().toString(36).slice(2)}:`,
+  );
+  await store.ready();
+  return store;
+}
+const stores: [string, () => Promise<StateStore>, boolean][] = [
+  ["memory", async () => new MemoryStore(), true],
+  [
+    "sqlite",
+    async () => new SqliteStore(join(mkdtempSync(join(tmpdir(), "mcp-broker-state-")), "state.db")),
+    true,
+  ],
+  ["redis", redis, hasRedis],
+];
+
+describe.each(stores)("the %s store", (_name, make, available) => {
+  it.runIf(available)("gets what was set, and nothing after its TTL", async () => {
+    const store = await make();
+    expect(await store.get("a")).toBeUndefined();
+    await store.set("a", "1", 60_000);
+    await store.set("short", "x", 50);
+    expect(await store.get("a")).toBe("1");
+    await new Promise((r) => setTimeout(r, 120));
+    expect(await store.get("short")).toBeUndefined();
+    await store.delete("a");
+    expect(await store.get("a")).toBeUndefined();
+    await store.close();
+  });
+
+  it.runIf(available)("compare-and-set writes only over the expected value", async () => {
+    const store = await make();
+    expect(await store.compareAndSet("k", undefined, "v1", 60_000)).toBe(true);
+    expect(await store.compareAndSet("k", undefined, "v2", 60_000)).toBe(false);
+    expect(await store.compareAndSet("k", "nope", "v2", 60_000)).toBe(false);
+    expect(await store.compareAndSet("k", "v1", "v2", 60_000)).toBe(true);
+    expect(await store.get("k")).toBe("v2");
+    await store.set("gone", "x", 30);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(await store.compareAndSet("gone", undefined, "y", 60_000)).toBe(true);
+    await store.close();
+  });
+
+  it.runIf(available)("counts exactly under 50 concurrent compare-and-set loops", async () => {
+    const store = await make();
+    const increment = async () => {
+      for (;;) {
+        const current = await store.get("n");
+        if (await store.compareAndSet("n", current, String(Number(current ?? 0) + 1), 60_000))
+          return;
+      }
+    };
+    await Promise.all(Array.from({ length: 50 }, increment));
+    expect(await store.get("n")).toBe("50");
+    await store.close();
+  });
+});
+
+describe("stores", () => {
+  it("sqlite keeps its state across a reopen", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-state-")), "state.db");
+    const first = await openStore(`sqlite:${file}`);
+    await first.set("kept", "yes", 60_000);
+    await first.close();
+    const second = await openStore(`sqlite:${file}`);
+    expect(await second.get("kept")).toBe("yes");
+    await second.close();
+  });
+
+  it("an unreachable Redis is a clear unavailable error", async () => {
+    await expect(openStore("redis://127.0.0.1:1")).rejects.toMatchObject({
+      kind: "unavailable",
+      message: expect.stringContaining("state store (Redis) is unreachable"),
+    });
+  });
+
+  it("refuses a state it does not know, saying what it takes", async () => {
+    await expect(openStore("mongodb://x")).rejects.toThrow(
+      'write "memory", "sqlite:PATH" or a redis:// URL',
+    );
+  });
+});
