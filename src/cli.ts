@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Command, Option } from "commander";
+import { ALL_SCOPES } from "./auth/scopes.js";
 import { Broker } from "./core/broker.js";
 import { createLogger, LOG_LEVELS, type Logger } from "./core/log.js";
 import { packageVersion } from "./core/version.js";
@@ -85,7 +86,7 @@ program
       const log = createLogger(opts.logLevel);
       const config = await loadConfig(configFile);
       const broker = await Broker.start(config, { log, ignoreBroken: opts.ignoreBrokenTool });
-      const principal = { id: "stdio", scopes: ["tree:/**", "describe:/**", "call:/**"] };
+      const principal = { id: "stdio", scopes: ALL_SCOPES };
       let server: Server;
       try {
         server =

@@ -1,6 +1,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
 import { serve as listen, type ServerType } from "@hono/node-server";
+import { TokenBook } from "./auth/token-book.js";
 import { Broker } from "./core/broker.js";
 import type { Logger } from "./core/log.js";
 import { loadConfig } from "./config/load.js";
@@ -30,10 +31,11 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
   const { log } = options;
   let config = await loadConfig(options.configFile);
   const broker = await Broker.start(config, { log, ignoreBroken: options.ignoreBroken });
+  let tokens = new TokenBook(config.auth?.tokens ?? [], options.secret);
   const { app, closeSessions } = createHttpApp({
     broker,
     log,
-    secret: options.secret,
+    tokens: () => tokens,
     hosts: allowedHosts(options.host, config, log),
     stateless: config.http?.stateless === true,
     expose: () => config.expose ?? "meta",
@@ -57,6 +59,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
         const next = await loadConfig(options.configFile);
         await broker.reload(next);
         config = next;
+        tokens = new TokenBook(next.auth?.tokens ?? [], options.secret);
       })
     : undefined;
 

@@ -8,6 +8,29 @@ import { z } from "zod";
 export const RENDER_MODES = ["mcp", "text", "json"] as const;
 export const EXPOSE_MODES = ["meta", "flat", "both"] as const;
 
+export const SCOPE_ACTIONS = ["tree", "describe", "call", "register", "admin"] as const;
+
+export const LimitsSchema = z
+  .strictObject({
+    max_request_bytes: z
+      .int()
+      .positive()
+      .optional()
+      .describe("Bodies and arguments above this: 413."),
+    max_result_items: z
+      .int()
+      .positive()
+      .optional()
+      .describe("A `limit` argument above this is refused as invalid params, naming the maximum."),
+    max_result_bytes: z
+      .int()
+      .positive()
+      .optional()
+      .describe("A serialized result above this: 413."),
+    timeout_s: z.number().positive().optional().describe("Seconds before a call is cancelled."),
+  })
+  .describe("Global defaults; a node's or a tool's own limits win, the nearest first.");
+
 export const ToolOverrideSchema = z.strictObject({
   summary: z.string().optional().describe("One line shown in meta_tree."),
   description: z.string().optional().describe("Replaces the backend's description."),
@@ -25,6 +48,7 @@ export const ToolOverrideSchema = z.strictObject({
     .enum(RENDER_MODES)
     .optional()
     .describe("mcp: content as the backend gave it; text: one string; json: one JSON value."),
+  limits: LimitsSchema.optional(),
 });
 
 const mountFields = {
@@ -76,6 +100,7 @@ export const SourceSchema = z.discriminatedUnion("backend", [StdioSourceSchema, 
 
 export interface NodeConfig {
   path: string;
+  limits?: z.infer<typeof LimitsSchema> | undefined;
   type?: "node" | undefined;
   summary?: string | undefined;
   description?: string | undefined;
@@ -91,8 +116,44 @@ export const NodeSchema: z.ZodType<NodeConfig> = z.lazy(() =>
     description: z.string().optional(),
     children: z.array(NodeSchema).optional(),
     source: SourceSchema.optional(),
+    limits: LimitsSchema.optional(),
   }),
 );
+
+const ScopeSchema = z
+  .string()
+  .regex(
+    /^(tree|describe|call|register|admin|\*):\/\S*$/,
+    'a scope is ACTION:PATH-GLOB, ACTION one of tree, describe, call, register, admin or *, such as "call:/cms/**"',
+  );
+
+const AuthSchema = z.strictObject({
+  tokens: z
+    .array(
+      z.strictObject({
+        id: z.string().regex(/^[A-Za-z0-9_.-]+$/, "an id is letters, digits, _ . -"),
+        sha256: z
+          .string()
+          .regex(
+            /^[0-9a-f]{64}$/,
+            "the SHA-256 of the token as 64 lowercase hex digits; `mcp-broker token create` prints it",
+          ),
+        scopes: z.array(ScopeSchema).min(1),
+      }),
+    )
+    .min(1),
+});
+
+const RateLimitSchema = z.strictObject({
+  token: z.string().min(1).describe('A token id, or "*" for every caller.'),
+  path: z.string().startsWith("/").describe("A path glob, such as /cms/**."),
+  per_minute: z.number().positive(),
+  burst: z
+    .int()
+    .positive()
+    .optional()
+    .describe("Calls allowed at once; default: per_minute / 6, at least 1."),
+});
 
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -104,6 +165,39 @@ export const ConfigSchema = z.strictObject({
   max_output_chars: z.int().positive().optional().describe("Default for every tool."),
   timeout: z.number().positive().optional().describe("Default seconds per call; 60 if unset."),
   render_mode: z.enum(RENDER_MODES).optional().describe("Default for every tool; mcp if unset."),
+  auth: AuthSchema.optional().describe(
+    "Tokens with scopes. Without it (and without a SECRET on the command line) nothing is asked.",
+  ),
+  limits: LimitsSchema.optional(),
+  rate_limits: z.array(RateLimitSchema).optional(),
+  idempotency: z
+    .strictObject({
+      ttl_s: z
+        .number()
+        .positive()
+        .optional()
+        .describe("How long a key is remembered; default 86400."),
+    })
+    .optional(),
+  state: z
+    .string()
+    .regex(
+      /^(memory|sqlite:.+|rediss?:\/\/.+)$/,
+      'expected "memory", "sqlite:PATH" or a redis:// URL',
+    )
+    .optional()
+    .describe("Where idempotency records and rate-limit buckets live; default memory."),
+  redact: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      "More keys to remove from every result, besides password, cachepwd, verified_key, refresh_token, access_token and sessionid.",
+    ),
+  audit: z
+    .strictObject({
+      file: z.string().optional().describe("Also append one JSON line per call to this file."),
+    })
+    .optional(),
   http: z
     .strictObject({
       allowed_hosts: z
@@ -132,4 +226,6 @@ export type StdioSourceConfig = z.infer<typeof StdioSourceSchema>;
 export type HttpSourceConfig = z.infer<typeof HttpSourceSchema>;
 export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
 export type RenderMode = (typeof RENDER_MODES)[number];
+export type Limits = z.infer<typeof LimitsSchema>;
+export type ScopeAction = (typeof SCOPE_ACTIONS)[number];
 export type ExposeMode = (typeof EXPOSE_MODES)[number];

@@ -1,18 +1,24 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ConfigError } from "../config/errors.js";
-import type { Config, RenderMode } from "../config/schema.js";
+import type { Config, RenderMode, ScopeAction } from "../config/schema.js";
 import { renderResult } from "../output/render.js";
 import { truncateOutput } from "../output/truncate.js";
-import { compose, defaultLinks, type Next } from "../policy/chain.js";
+import { allows, reaches } from "../auth/scopes.js";
+import { compose, policyLinks, type Next, type PolicySettings } from "../policy/chain.js";
+import { openStore } from "../state/open-store.js";
+import type { StateStore } from "../state/store.js";
 import { createSource } from "../sources/create-source.js";
 import { buildTree } from "../tree/build-tree.js";
 import { buildSkeleton, type Mount, type Skeleton } from "../tree/skeleton.js";
-import type { Tree } from "../tree/tree.js";
+import type { ToolEntry, Tree } from "../tree/tree.js";
+import { AuditSink } from "./audit-sink.js";
+import { BrokerMetrics } from "./metrics.js";
 import { BrokerError } from "./errors.js";
 import type { Logger } from "./log.js";
 import type {
   CallContext,
   ChangeKind,
+  Principal,
   SourceNotification,
   SourceStatus,
   SupervisedRouter,
@@ -61,23 +67,27 @@ export class Broker {
   private running = new Map<string, Running>();
   private readonly treeListeners = new Set<() => void>();
   private readonly sourceListeners = new Set<(source: string, event: SourceEvent) => void>();
-  private readonly invoke: Next;
+  private invoke!: Next;
+  private store: StateStore | undefined;
+  private auditSink: AuditSink | undefined;
   private rebuildQueued = false;
+  readonly metrics: BrokerMetrics;
 
   private constructor(
     private config: Config,
     private readonly options: BrokerOptions,
   ) {
-    this.invoke = compose(defaultLinks(), (call) =>
-      this.router(call.leaf.sourceId).callTool(call.leaf.toolName, call.args, call.ctx),
-    );
+    this.metrics = new BrokerMetrics(() => this.health().sources);
   }
 
-  /** Starts every source in parallel and builds the first tree. */
+  /** Opens the state store, starts every source in parallel and builds the first tree. */
   static async start(config: Config, options: BrokerOptions): Promise<Broker> {
     const broker = new Broker(config, options);
     broker.skeleton = broker.validated(config);
     try {
+      broker.store = await openStore(config.state ?? "memory");
+      broker.auditSink = new AuditSink(options.log, broker.metrics, config.audit?.file);
+      broker.invoke = broker.chain(config);
       await broker.startSources(broker.skeleton.mounts);
       await broker.rebuild(true);
     } catch (err) {
@@ -91,14 +101,39 @@ export class Broker {
     return this.current;
   }
 
-  list(path: string): NodeListing {
-    return listChildren(this.current, this.current.node(path));
+  /** The children of a node that the caller may see. */
+  list(path: string, principal: Principal): NodeListing {
+    const node = this.current.node(path);
+    this.mayReach(principal, "tree", node.path);
+    const listing = listChildren(this.current, node);
+    return {
+      ...listing,
+      children: listing.children.filter((c) => reaches(principal, "tree", c.path)),
+    };
   }
 
-  describe(path: string): EntryDescription {
-    return describeEntry(this.current, this.current.lookup(path), (id) =>
+  describe(path: string, principal: Principal): EntryDescription {
+    const entry = this.current.lookup(path);
+    if (
+      entry.type === "tool"
+        ? !allows(principal, "describe", entry.path)
+        : !reaches(principal, "describe", entry.path)
+    ) {
+      throw forbidden(principal, "describe", entry.path);
+    }
+    const description = describeEntry(this.current, entry, (id) =>
       this.running.get(id)?.router.status(),
     );
+    if (description.type === "tool") return description;
+    return {
+      ...description,
+      children: description.children.filter((c) => reaches(principal, "tree", c.path)),
+    };
+  }
+
+  /** The leaves a caller may call: what flat tools/list shows it. */
+  callableTools(principal: Principal): ToolEntry[] {
+    return this.current.tools().filter((leaf) => allows(principal, "call", leaf.path));
   }
 
   async call(path: string, args: unknown, ctx: CallContext): Promise<CallOutput> {
@@ -183,8 +218,12 @@ export class Broker {
     const stale = [...this.running.values()].filter((r) => !keep.has(r.mount.id));
     for (const r of stale) this.running.delete(r.mount.id);
     await Promise.all(stale.map((r) => this.stop(r)));
+    if ((config.state ?? "memory") !== (this.config.state ?? "memory")) {
+      this.options.log.warn("a change of state takes a restart; the running store stays in use");
+    }
     this.config = config;
     this.skeleton = skeleton;
+    this.invoke = this.chain(config);
     for (const mount of skeleton.mounts) {
       const kept = this.running.get(mount.id);
       if (kept) this.running.set(mount.id, { ...kept, mount });
@@ -204,6 +243,31 @@ export class Broker {
     const all = [...this.running.values()];
     this.running.clear();
     await Promise.all(all.map((r) => this.stop(r)));
+    await this.store?.close();
+    await this.auditSink?.close();
+  }
+
+  /** The policy chain for a config, around the call to the source. */
+  private chain(config: Config): Next {
+    const settings: PolicySettings = {
+      store: this.store!,
+      rateLimits: (config.rate_limits ?? []).map((r) => ({
+        token: r.token,
+        path: r.path,
+        perMinute: r.per_minute,
+        burst: r.burst ?? Math.max(1, Math.floor(r.per_minute / 6)),
+      })),
+      idempotencyTtlMs: (config.idempotency?.ttl_s ?? 86_400) * 1000,
+      redactKeys: config.redact ?? [],
+      audit: this.auditSink!.write,
+    };
+    return compose(policyLinks(settings), (call) =>
+      this.router(call.leaf.sourceId).callTool(call.leaf.toolName, call.args, call.ctx),
+    );
+  }
+
+  private mayReach(principal: Principal, action: ScopeAction, path: string): void {
+    if (!reaches(principal, action, path)) throw forbidden(principal, action, path);
   }
 
   private validated(config: Config): Skeleton {
@@ -305,4 +369,15 @@ export class Broker {
     this.current = tree;
     if (!initial) for (const listener of this.treeListeners) listener();
   }
+}
+
+function forbidden(principal: Principal, action: ScopeAction, path: string): BrokerError {
+  return new BrokerError(
+    "forbidden",
+    `token "${principal.id}" may not ${action} ${path}: no ${action} scope reaches it`,
+    {
+      path,
+      token: principal.id,
+    },
+  );
 }

@@ -53,6 +53,8 @@ export interface CallContext {
   notify?(n: ServerNotification): void;
   /** The client session the call came from: a shared backend's requests go back to it only. */
   readonly session?: string;
+  /** From `Idempotency-Key` or `_meta.idempotencyKey`: a repeat returns the first result. */
+  readonly idempotencyKey?: string | undefined;
 }
 
 /** Notifications a source raises outside any one call. */

@@ -37,6 +37,8 @@ export interface ToolDescription {
   render_mode: ToolEntry["renderMode"];
   max_output_chars?: number;
   timeout_s: number;
+  /** The limits in force for this tool (tool, node or config, the nearest). */
+  limits: { max_request_bytes?: number; max_result_items?: number; max_result_bytes?: number };
 }
 
 export type EntryDescription = NodeDescription | ToolDescription;
@@ -86,6 +88,7 @@ function describeTool(leaf: ToolEntry): ToolDescription {
     flat_name: leaf.flatName,
     render_mode: leaf.renderMode,
     timeout_s: leaf.timeoutMs / 1000,
+    limits: Object.fromEntries(Object.entries(leaf.limits).filter(([, v]) => v !== undefined)),
   };
   if (leaf.exampleArgs !== undefined) out.example_args = leaf.exampleArgs;
   if (leaf.tool.outputSchema !== undefined) out.output_schema = leaf.tool.outputSchema;

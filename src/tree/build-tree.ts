@@ -1,8 +1,8 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { compileArgsSchema } from "../core/args-validator.js";
-import type { Config } from "../config/schema.js";
+import type { Config, Limits } from "../config/schema.js";
 import { flatName } from "./flat-name.js";
-import { joinPath } from "./path.js";
+import { joinPath, parentOf } from "./path.js";
 import type { Skeleton } from "./skeleton.js";
 import { ToolFilter } from "./tool-filter.js";
 import { Tree, type NodeEntry, type ToolEntry, type TreeEntry } from "./tree.js";
@@ -55,6 +55,7 @@ export function buildTree(
     for (const tool of tools) {
       if (!filter.allows(tool.name)) continue;
       const override = overrides[tool.name] ?? {};
+      const nearest = nearestLimits(config, skeleton, mount.id, override.limits);
       const path = joinPath(mount.id, aliases[tool.name] ?? tool.name);
       if (skeleton.nodes.has(path) || leafPaths.has(path)) {
         problems.push(
@@ -93,7 +94,13 @@ export function buildTree(
         tool,
         exampleArgs: override.example_args,
         maxOutputChars: override.max_output_chars ?? config.max_output_chars,
-        timeoutMs: (override.timeout ?? config.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+        timeoutMs:
+          (override.timeout ?? nearest.timeout_s ?? config.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+        limits: {
+          max_request_bytes: nearest.max_request_bytes,
+          max_result_items: nearest.max_result_items,
+          max_result_bytes: nearest.max_result_bytes,
+        },
         renderMode: override.render_mode ?? config.render_mode ?? "mcp",
         validateArgs,
       });
@@ -133,4 +140,30 @@ export function summarize(description: string): string | undefined {
   if (firstLine === "") return undefined;
   const sentence = /^(.+?[.!?])(\s|$)/.exec(firstLine)?.[1] ?? firstLine;
   return sentence.length <= 160 ? sentence : `${sentence.slice(0, 159)}…`;
+}
+
+/** Each limit from the nearest place that sets it: the tool, its nodes upwards, the config. */
+function nearestLimits(
+  config: Config,
+  skeleton: Skeleton,
+  mountPath: string,
+  tool: Limits | undefined,
+): Limits {
+  const layers: (Limits | undefined)[] = [tool];
+  for (
+    let path: string | undefined = mountPath;
+    path !== undefined;
+    path = path === "/" ? undefined : parentOf(path)
+  ) {
+    layers.push(skeleton.nodes.get(path)?.limits);
+  }
+  layers.push(config.limits);
+  const pick = <K extends keyof Limits>(key: K): Limits[K] =>
+    layers.find((l) => l?.[key] !== undefined)?.[key];
+  return {
+    max_request_bytes: pick("max_request_bytes"),
+    max_result_items: pick("max_result_items"),
+    max_result_bytes: pick("max_result_bytes"),
+    timeout_s: pick("timeout_s"),
+  };
 }

@@ -1,8 +1,9 @@
-import type { Config, NodeConfig, SourceConfig } from "../config/schema.js";
+import type { Config, Limits, NodeConfig, SourceConfig } from "../config/schema.js";
 import { joinPath, normalizePath, parentOf, splitPath } from "./path.js";
 
 export interface SkeletonNode {
   path: string;
+  limits?: Limits | undefined;
   summary?: string | undefined;
   description?: string | undefined;
   children: string[];
@@ -54,6 +55,7 @@ export function buildSkeleton(config: Config, problems: string[]): Skeleton {
     const node = ensure(path);
     if (cfg.summary !== undefined) node.summary = cfg.summary;
     if (cfg.description !== undefined) node.description = cfg.description;
+    if (cfg.limits !== undefined) node.limits = cfg.limits;
     if (cfg.source) {
       if (node.mount !== undefined) {
         problems.push(`${where}.source: a source is already mounted at ${path}`);

@@ -1,7 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ArgsValidator } from "../core/args-validator.js";
 import { BrokerError } from "../core/errors.js";
-import type { RenderMode } from "../config/schema.js";
+import type { Limits, RenderMode } from "../config/schema.js";
 import { normalizePath } from "./path.js";
 
 export interface NodeEntry {
@@ -28,6 +28,8 @@ export interface ToolEntry {
   readonly exampleArgs?: Record<string, unknown> | undefined;
   readonly maxOutputChars?: number | undefined;
   readonly timeoutMs: number;
+  /** The nearest limits: tool_overrides, then the nodes up to the root, then the config. */
+  readonly limits: Omit<Limits, "timeout_s">;
   readonly renderMode: RenderMode;
   readonly validateArgs: ArgsValidator;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { EVERYONE } from "../../src/auth/token-book.js";
 import { Broker } from "../../src/core/broker.js";
 import { ConfigError } from "../../src/config/errors.js";
 import { parseConfig } from "../../src/config/load.js";
@@ -53,8 +54,8 @@ describe("start-up", () => {
       ignoreBroken: true,
     });
     try {
-      expect(broker.list("/ok").children.length).toBeGreaterThan(0);
-      expect(broker.list("/bad").children).toEqual([]);
+      expect(broker.list("/ok", EVERYONE).children.length).toBeGreaterThan(0);
+      expect(broker.list("/bad", EVERYONE).children).toEqual([]);
       expect(broker.health().sources["/bad"]!.up).toBe(false);
     } finally {
       await broker.close();
@@ -77,7 +78,7 @@ describe("start-up", () => {
       /tool "pid" of \/x would be at \/x\/pid, which is taken/,
     );
     const broker = await Broker.start(config(clash), { log: silent, ignoreBroken: true });
-    expect(broker.list("/x").children.map((c) => c.name)).toEqual(["pid"]);
+    expect(broker.list("/x", EVERYONE).children.map((c) => c.name)).toEqual(["pid"]);
     await broker.close();
   });
 

@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Broker } from "../../core/broker.js";
 import { asBrokerError, BrokerError } from "../../core/errors.js";
@@ -12,7 +12,9 @@ import { StatelessHttp } from "../mcp/stateless-http.js";
 import { createSourceServer } from "../mcp/source-server.js";
 import { metaRoutes } from "../rest/meta-routes.js";
 import { REST_STATUS } from "../rest/status.js";
-import { bearerAuth } from "./bearer-auth/index.js";
+import { allows } from "../../auth/scopes.js";
+import type { TokenBook } from "../../auth/token-book.js";
+import { tokenAuth, type AuthEnv } from "./token-auth/index.js";
 import { hostGuard, type HostGuardOptions } from "./host-guard/index.js";
 
 export const DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
@@ -21,8 +23,8 @@ export interface HttpAppOptions {
   readonly broker: Broker;
   readonly log: Logger;
   readonly expose: () => ExposeMode;
-  /** With a secret, every endpoint but `/healthz` demands it as a bearer token. */
-  readonly secret?: string | undefined;
+  /** The tokens callers must present on every endpoint but `/healthz`; none: nothing asked. */
+  readonly tokens: () => TokenBook;
   readonly maxRequestBytes?: number;
   /** MCP endpoints without sessions, for load-balanced instances. */
   readonly stateless?: boolean;
@@ -31,32 +33,31 @@ export interface HttpAppOptions {
 }
 
 export interface HttpApp {
-  readonly app: Hono;
+  readonly app: Hono<AuthEnv>;
   /** Ends every MCP session, of `/mcp` and of each `/mcp/<name>`. */
   closeSessions(): Promise<void>;
 }
-
-const EVERYTHING: Principal = { id: "anonymous", scopes: ["tree:/**", "describe:/**", "call:/**"] };
 
 /** The broker's HTTP surface: `/healthz`, the REST meta API and MCP at `/mcp`. */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { broker, log } = options;
   const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-  const principal: Principal =
-    options.secret === undefined ? EVERYTHING : { ...EVERYTHING, id: "shared-secret" };
-  const endpoint = (createServer: () => Server): McpHttpEndpoint =>
+  const endpoint = (createServer: (principal: Principal) => Server): McpHttpEndpoint =>
     options.stateless
       ? new StatelessHttp(createServer, maxBytes)
       : new HttpSessions(createServer, maxBytes);
   const sourceSessions = new Map<string, McpHttpEndpoint>();
-  const sessions = endpoint(() => createMcpServer(broker, { expose: options.expose(), principal }));
-  const app = new Hono();
+  const sessions = endpoint((principal) =>
+    createMcpServer(broker, { expose: options.expose(), principal }),
+  );
+  const app = new Hono<AuthEnv>();
 
   app.onError((err, c) => {
     const e = asBrokerError(err);
     if (e.kind === "internal") log.error({ err, path: c.req.path }, "request failed");
     // The rest of an oversized body is never read, so the connection cannot be reused.
     if (e.kind === "too_large") c.header("Connection", "close");
+    if (e.kind === "rate_limited") c.header("Retry-After", String(e.details?.retry_after_s ?? 1));
     return c.json({ error: e.toJSON() }, REST_STATUS[e.kind]);
   });
   app.notFound((c) =>
@@ -77,7 +78,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
 
   app.use("*", hostGuard(options.hosts));
-  if (options.secret !== undefined) app.use("*", bearerAuth(options.secret));
+  app.use("*", tokenAuth(options.tokens));
   app.use(
     "*",
     bodyLimit({
@@ -91,12 +92,21 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       },
     }),
   );
-  app.route(
-    "/",
-    metaRoutes(broker, () => principal),
-  );
-  app.all("/mcp", (c: Context) => sessions.handle(c.req.raw));
-  app.all("/mcp/:name", (c: Context) => {
+  app.get("/metrics", async (c) => {
+    const principal = c.get("principal");
+    if (!allows(principal, "admin", "/metrics")) {
+      throw new BrokerError(
+        "forbidden",
+        `token "${principal.id}" may not read /metrics: it needs an admin scope`,
+      );
+    }
+    return c.body(await broker.metrics.registry.metrics(), 200, {
+      "content-type": broker.metrics.registry.contentType,
+    });
+  });
+  app.route("/", metaRoutes(broker));
+  app.all("/mcp", (c) => sessions.handle(c.req.raw, c.get("principal")));
+  app.all("/mcp/:name", (c) => {
     const name = c.req.param("name") ?? "";
     if (!broker.sourceNames().includes(name)) {
       const known = broker.sourceNames().join(", ") || "(none)";
@@ -111,10 +121,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     let perSource = sourceSessions.get(name);
     if (!perSource) {
-      perSource = endpoint(() => createSourceServer(broker, name, principal));
+      perSource = endpoint((principal) => createSourceServer(broker, name, principal));
       sourceSessions.set(name, perSource);
     }
-    return perSource.handle(c.req.raw);
+    return perSource.handle(c.req.raw, c.get("principal"));
   });
   return {
     app,

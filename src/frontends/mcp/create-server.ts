@@ -46,18 +46,13 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
       ...(showMeta ? META_TOOLS : []),
-      ...(showFlat ? broker.tree().tools().map(flatTool) : []),
+      ...(showFlat ? broker.callableTools(options.principal).map(flatTool) : []),
     ],
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
-    const ctx = requestContext(
-      extra,
-      options.principal,
-      session,
-      request.params._meta?.progressToken,
-    );
+    const ctx = requestContext(extra, options.principal, session, request.params._meta);
     if (showMeta && META_TOOL_NAMES.has(name)) return metaCall(broker, name, args, ctx);
     const leaf = showFlat ? broker.tree().toolByFlatName(name) : undefined;
     if (!leaf)
@@ -73,7 +68,7 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
   });
 
   const offCatalog = serveAggregateCatalog(server, broker, (extra) =>
-    requestContext(extra, options.principal, session, undefined),
+    requestContext(extra, options.principal, session),
   );
   const unsubscribe = broker.onTreeChange(() => {
     server.sendToolListChanged().catch(() => undefined);
@@ -99,9 +94,9 @@ async function metaCall(
       throw new BrokerError("invalid_params", `${name} needs a "path" argument, such as "/"`);
     switch (name) {
       case "meta_tree":
-        return jsonResult(broker.list(path));
+        return jsonResult(broker.list(path, ctx.principal));
       case "meta_desc":
-        return jsonResult(broker.describe(path));
+        return jsonResult(broker.describe(path, ctx.principal));
       default:
         return toCallToolResult(await broker.call(path, args.args ?? {}, ctx));
     }

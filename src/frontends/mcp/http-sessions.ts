@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { BrokerError } from "../../core/errors.js";
+import type { Principal } from "../../core/router.js";
 import { SessionEventStore } from "./event-store.js";
 
 /** What clients are told to wait before they reconnect a broken stream. */
@@ -9,11 +11,14 @@ const RETRY_MS = 1000;
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly server: Server;
+  /** A session belongs to the token that opened it. */
+  readonly owner: string;
 }
 
 /** One MCP endpoint over Streamable HTTP, with sessions or without. */
 export interface McpHttpEndpoint {
-  handle(request: Request): Promise<Response>;
+  /** Serves one request of an authenticated caller. */
+  handle(request: Request, principal: Principal): Promise<Response>;
   /** Ends every session. */
   closeAll(): Promise<void>;
 }
@@ -27,15 +32,21 @@ export class HttpSessions implements McpHttpEndpoint {
   private readonly sessions = new Map<string, Session>();
 
   constructor(
-    private readonly createServer: () => Server,
+    private readonly createServer: (principal: Principal) => Server,
     private readonly maxRequestBodySize: number,
   ) {}
 
-  async handle(request: Request): Promise<Response> {
+  async handle(request: Request, principal: Principal): Promise<Response> {
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
       const session = this.sessions.get(id);
       if (!session) return sessionNotFound(id);
+      if (session.owner !== principal.id) {
+        throw new BrokerError(
+          "forbidden",
+          `session ${id} belongs to another token; start your own with an initialize POST`,
+        );
+      }
       return session.transport.handleRequest(request);
     }
     if (request.method !== "POST") {
@@ -45,14 +56,14 @@ export class HttpSessions implements McpHttpEndpoint {
         "missing Mcp-Session-Id header; start a session with an initialize POST",
       );
     }
-    const server = this.createServer();
+    const server = this.createServer(principal);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       maxRequestBodySize: this.maxRequestBodySize,
       eventStore: new SessionEventStore(),
       retryInterval: RETRY_MS,
       onsessioninitialized: (sid) => {
-        this.sessions.set(sid, { transport, server });
+        this.sessions.set(sid, { transport, server, owner: principal.id });
       },
       onsessionclosed: (sid) => {
         this.sessions.delete(sid);

@@ -7,6 +7,9 @@ const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
 
 export type RequestExtra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
 
+/** A request's `_meta`: its progress token, and the broker's `idempotencyKey`. */
+export type RequestMeta = { progressToken?: string | number; idempotencyKey?: unknown } | undefined;
+
 /** Results of client requests are relayed as the client gave them. */
 const RelayedClientResult = z.looseObject({});
 
@@ -19,13 +22,16 @@ export function requestContext(
   extra: RequestExtra,
   principal: Principal,
   session: string,
-  progressToken: string | number | undefined,
+  meta?: RequestMeta,
 ): CallContext {
+  const progressToken = meta?.progressToken;
+  const idempotencyKey = meta?.idempotencyKey;
   return {
     signal: extra.signal,
     deadline: Date.now() + FAR_FUTURE_MS,
     principal,
     session,
+    idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : undefined,
     progress:
       progressToken === undefined
         ? undefined

@@ -14,13 +14,14 @@ import {
   UnsubscribeRequestSchema,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
+import { allows } from "../../auth/scopes.js";
 import type { Broker } from "../../core/broker.js";
 import type { CallContext, Principal } from "../../core/router.js";
 import type { SourceRelay } from "../../core/source-relay.js";
 import { packageVersion } from "../../core/version.js";
 import { asToolError, toCallToolResult } from "./call-result.js";
 import { protocolError } from "./protocol-error.js";
-import { requestContext, type RequestExtra } from "./request-context.js";
+import { requestContext, type RequestExtra, type RequestMeta } from "./request-context.js";
 
 /**
  * One client session of a source served as itself (`/mcp/<name>`, or
@@ -42,8 +43,8 @@ export function createSourceServer(broker: Broker, name: string, principal: Prin
     instructions: relay.instructions(),
   });
   const current = (): SourceRelay => broker.relay(name);
-  const ctx = (extra: RequestExtra, token?: string | number): CallContext =>
-    requestContext(extra, principal, session, token);
+  const ctx = (extra: RequestExtra, meta?: RequestMeta): CallContext =>
+    requestContext(extra, principal, session, meta);
   const relayed =
     <R>(work: () => Promise<R>) =>
     async (): Promise<R> => {
@@ -54,7 +55,11 @@ export function createSourceServer(broker: Broker, name: string, principal: Prin
       }
     };
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: current().tools() }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: current()
+      .tools()
+      .filter((t) => allows(principal, "call", current().leaf(t.name).path)),
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name: tool, arguments: args = {} } = request.params;
     let path: string;
@@ -64,7 +69,7 @@ export function createSourceServer(broker: Broker, name: string, principal: Prin
       throw protocolError(err);
     }
     try {
-      const out = await broker.call(path, args, ctx(extra, request.params._meta?.progressToken));
+      const out = await broker.call(path, args, ctx(extra, request.params._meta));
       return toCallToolResult(out);
     } catch (err) {
       return asToolError(err);
@@ -105,7 +110,7 @@ export function createSourceServer(broker: Broker, name: string, principal: Prin
       relayed(() => current().listPrompts(r.params, ctx(extra)))(),
     );
     server.setRequestHandler(GetPromptRequestSchema, (r, extra) =>
-      relayed(() => current().getPrompt(r.params, ctx(extra, r.params._meta?.progressToken)))(),
+      relayed(() => current().getPrompt(r.params, ctx(extra, r.params._meta)))(),
     );
   }
   if (backend.completions) {

@@ -1,5 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Principal } from "../../core/router.js";
 import type { McpHttpEndpoint } from "./http-sessions.js";
 
 /**
@@ -11,11 +12,11 @@ import type { McpHttpEndpoint } from "./http-sessions.js";
  */
 export class StatelessHttp implements McpHttpEndpoint {
   constructor(
-    private readonly createServer: () => Server,
+    private readonly createServer: (principal: Principal) => Server,
     private readonly maxRequestBodySize: number,
   ) {}
 
-  async handle(request: Request): Promise<Response> {
+  async handle(request: Request, principal: Principal): Promise<Response> {
     if (request.method !== "POST") {
       return new Response(
         JSON.stringify({
@@ -29,7 +30,7 @@ export class StatelessHttp implements McpHttpEndpoint {
         { status: 405, headers: { "content-type": "application/json", allow: "POST" } },
       );
     }
-    const server = this.createServer();
+    const server = this.createServer(principal);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

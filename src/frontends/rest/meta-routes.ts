@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import type { Broker } from "../../core/broker.js";
 import { BrokerError } from "../../core/errors.js";
-import type { Principal } from "../../core/router.js";
+import type { AuthEnv } from "../http/token-auth/index.js";
 import { CallRequest, parseRequest, PathRequest } from "./requests.js";
 
 const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
@@ -10,22 +10,23 @@ const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
  * `POST /meta_tree`, `/meta_desc`, `/meta_call` of the seed: JSON in, JSON out.
  * Errors are thrown as BrokerError and encoded by the app's error handler.
  */
-export function metaRoutes(broker: Broker, principalOf: (c: Context) => Principal): Hono {
-  const app = new Hono();
+export function metaRoutes(broker: Broker): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
   app.post("/meta_tree", async (c) => {
     const { path } = parseRequest(PathRequest, await jsonBody(c));
-    return c.json(broker.list(path));
+    return c.json(broker.list(path, c.get("principal")));
   });
   app.post("/meta_desc", async (c) => {
     const { path } = parseRequest(PathRequest, await jsonBody(c));
-    return c.json(broker.describe(path));
+    return c.json(broker.describe(path, c.get("principal")));
   });
   app.post("/meta_call", async (c) => {
     const { path, args } = parseRequest(CallRequest, await jsonBody(c));
     const out = await broker.call(path, args, {
       signal: c.req.raw.signal,
       deadline: Date.now() + FAR_FUTURE_MS,
-      principal: principalOf(c),
+      principal: c.get("principal"),
+      idempotencyKey: c.req.header("idempotency-key"),
     });
     return c.json({ path: out.path, is_error: out.isError, output: out.output });
   });

@@ -1,0 +1,76 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { digestOf } from "../../core/digest.js";
+import { BrokerError } from "../../core/errors.js";
+import type { StateStore } from "../../state/store.js";
+import type { Link } from "../chain.js";
+
+type IdempotencyRecord =
+  | { state: "running"; payload: string }
+  | { state: "done"; payload: string; result: CallToolResult };
+
+const POLL_MS = 25;
+
+/**
+ * Runs a call that carries an idempotency key at most once. The first call
+ * with a key claims it in the state store (compare-and-set, so one claim wins
+ * across instances) and stores its result; a repeat with the same payload gets
+ * that result without running the tool, or waits for it while it runs; a
+ * repeat with another payload is `idempotency_conflict` (HTTP 409). Keys are
+ * per token, and expire after `ttlMs`. A call that fails without a result
+ * releases its key, so that it can be retried.
+ *
+ * @example
+ * compose([idempotency(store, 86_400_000)], callSource)
+ */
+export function idempotency(store: StateStore, ttlMs: number): Link {
+  return async function idempotencyLink(call, next) {
+    const key = call.ctx.idempotencyKey;
+    if (key === undefined) return next(call);
+    if (key.length === 0 || key.length > 255) {
+      throw new BrokerError("invalid_params", "an idempotency key is 1 to 255 characters");
+    }
+    const storeKey = `idem:${call.ctx.principal.id}:${key}`;
+    const payload = digestOf({ path: call.path, args: call.args });
+    const running = JSON.stringify({ state: "running", payload } satisfies IdempotencyRecord);
+    const claimTtl = call.leaf.timeoutMs + 30_000;
+    const deadline = Date.now() + claimTtl;
+
+    while (!(await store.compareAndSet(storeKey, undefined, running, claimTtl))) {
+      const raw = await store.get(storeKey);
+      if (raw === undefined) continue;
+      const record = JSON.parse(raw) as IdempotencyRecord;
+      if (record.payload !== payload) {
+        throw new BrokerError(
+          "idempotency_conflict",
+          `idempotency key "${key}" was used with a different call; use a new key for a new call`,
+          { idempotency_key: key },
+        );
+      }
+      if (record.state === "done") return record.result;
+      if (Date.now() > deadline || call.ctx.signal.aborted) {
+        throw new BrokerError(
+          "timeout",
+          `the call holding idempotency key "${key}" did not finish in time`,
+          {
+            idempotency_key: key,
+          },
+        );
+      }
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+
+    let result: CallToolResult;
+    try {
+      result = await next(call);
+    } catch (err) {
+      await store.delete(storeKey).catch(() => undefined);
+      throw err;
+    }
+    await store.set(
+      storeKey,
+      JSON.stringify({ state: "done", payload, result } satisfies IdempotencyRecord),
+      ttlMs,
+    );
+    return result;
+  };
+}

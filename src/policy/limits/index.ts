@@ -1,0 +1,52 @@
+import { BrokerError } from "../../core/errors.js";
+import type { Link } from "../chain.js";
+
+/**
+ * The tool's limits (nearest of tool_overrides, node, config): arguments over
+ * `max_request_bytes` are `too_large`; a `limit` argument over
+ * `max_result_items` is `invalid_params` naming the maximum; a result whose
+ * serialization is over `max_result_bytes` is `too_large` (HTTP 413).
+ *
+ * @example
+ * compose([limits()], callSource)
+ */
+export function limits(): Link {
+  return async function limitsLink(call, next) {
+    const { max_request_bytes, max_result_items, max_result_bytes } = call.leaf.limits;
+    if (max_request_bytes !== undefined) {
+      const size = Buffer.byteLength(JSON.stringify(call.args));
+      if (size > max_request_bytes) {
+        throw new BrokerError(
+          "too_large",
+          `the arguments of ${call.path} are ${size} bytes, over max_request_bytes of ${max_request_bytes}`,
+          {
+            max_request_bytes,
+            size,
+          },
+        );
+      }
+    }
+    const limit = call.args.limit;
+    if (max_result_items !== undefined && typeof limit === "number" && limit > max_result_items) {
+      throw new BrokerError(
+        "invalid_params",
+        `argument 'limit' is ${limit}, over the maximum of ${max_result_items} (max_result_items); page with a smaller limit`,
+        {
+          max_result_items,
+        },
+      );
+    }
+    const result = await next(call);
+    if (max_result_bytes !== undefined) {
+      const size = Buffer.byteLength(JSON.stringify(result));
+      if (size > max_result_bytes) {
+        throw new BrokerError(
+          "too_large",
+          `the result of ${call.path} is ${size} bytes, over max_result_bytes of ${max_result_bytes}; ask for less (a smaller limit, fewer fields)`,
+          { max_result_bytes, size },
+        );
+      }
+    }
+    return result;
+  };
+}
