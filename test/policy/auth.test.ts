@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
+import { connectHttp, textOf } from "../helpers/mcp-client.js";
+import { bearer, token } from "../helpers/tokens.js";
+
+const admin = token("admin", ["*:/**"]);
+const caller = token("caller", ["tree:/**", "describe:/**", "call:/fx/count"]);
+const reader = token("reader", ["tree:/fx/**", "describe:/fx/**"]);
+let broker: TestBroker;
+
+beforeAll(async () => {
+  const fx = (path: string) => ({
+    path,
+    source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["count", "pid"] },
+  });
+  broker = await startBroker({
+    expose: "both",
+    auth: { tokens: [admin, caller, reader].map(({ bearer: _b, ...t }) => t) },
+    tree: [fx("/fx"), fx("/other")],
+  });
+});
+afterAll(() => broker?.close());
+
+describe("tokens and scopes over REST", () => {
+  it("401 with WWW-Authenticate for no token, an unknown one, or a malformed header", async () => {
+    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: "Token abc" }]) {
+      const res = await broker.post("/meta_tree", { path: "/" }, headers);
+      expect(res.status).toBe(401);
+      expect(res.body.error.kind).toBe("unauthenticated");
+    }
+    const raw = await fetch(`${broker.url}/meta_tree`, { method: "POST", body: "{}" });
+    expect(raw.headers.get("www-authenticate")).toBe('Bearer realm="mcp-broker"');
+  });
+
+  it("403 for a known token outside its scopes, naming token and path", async () => {
+    const res = await broker.post("/meta_call", { path: "/fx/pid", args: {} }, bearer(caller));
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({
+      kind: "forbidden",
+      details: { token: "caller", path: "/fx/pid" },
+    });
+    expect(
+      (await broker.post("/meta_call", { path: "/fx/count", args: {} }, bearer(caller))).status,
+    ).toBe(200);
+    expect(
+      (await broker.post("/meta_call", { path: "/fx/count", args: {} }, bearer(reader))).status,
+    ).toBe(403);
+  });
+
+  it("meta_tree shows only what the caller may see", async () => {
+    const root = await broker.post("/meta_tree", { path: "/" }, bearer(reader));
+    expect(root.body.children.map((c: any) => c.path)).toEqual(["/fx"]);
+    expect((await broker.post("/meta_tree", { path: "/other" }, bearer(reader))).status).toBe(403);
+    expect(
+      (await broker.post("/meta_tree", { path: "/" }, bearer(admin))).body.children,
+    ).toHaveLength(2);
+  });
+
+  it("/metrics needs an admin scope", async () => {
+    expect((await fetch(`${broker.url}/metrics`, { headers: bearer(caller) })).status).toBe(403);
+    const res = await fetch(`${broker.url}/metrics`, { headers: bearer(admin) });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('mcp_broker_source_up{source="/fx"} 1');
+    expect(text).toMatch(/mcp_broker_calls_total\{source="\/fx",outcome="forbidden"\} \d+/);
+  });
+});
+
+describe("tokens and scopes over MCP", () => {
+  it("401 at the HTTP level without a token", async () => {
+    await expect(connectHttp(broker.url)).rejects.toThrow(/unauthenticated/);
+  });
+
+  it("lists only the tools the caller may call, and refuses the others with the HTTP status in data", async () => {
+    const client = await connectHttp(broker.url, bearer(caller));
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(["meta_tree", "meta_desc", "meta_call", "fx__count"]);
+    await expect(client.callTool({ name: "fx__pid", arguments: {} })).rejects.toMatchObject({
+      code: -32600,
+      data: { kind: "forbidden", http_status: 403 },
+    });
+    expect(textOf(await client.callTool({ name: "fx__count", arguments: {} }))).toMatch(/^\d+$/);
+    await client.close();
+  });
+
+  it("a session belongs to the token that opened it", async () => {
+    const client = await connectHttp(broker.url, bearer(caller));
+    const sessionId = (client.transport as unknown as { sessionId: string }).sessionId;
+    const res = await fetch(`${broker.url}/mcp`, {
+      method: "POST",
+      headers: {
+        ...bearer(admin),
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": sessionId,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+    });
+    expect(res.status).toBe(403);
+    await client.close();
+  });
+});
