@@ -1,0 +1,150 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { fixtureCommand, startBroker, writeConfig } from "../helpers/broker.js";
+import { spawnBroker, type BrokerProcess } from "../helpers/broker-process.js";
+import { REDIS_URL, redisAvailable } from "../helpers/services.js";
+
+const hasRedis = await redisAvailable();
+const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+const running: BrokerProcess[] = [];
+afterAll(async () => {
+  await Promise.all(running.map((b) => b.stop()));
+});
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${url}/meta_call`, { method: "POST", headers, body: JSON.stringify(body) }).then(
+    async (r) => ({
+      status: r.status,
+      body: (await r.json()) as any,
+    }),
+  );
+
+describe("two broker processes sharing one Redis", () => {
+  it.runIf(hasRedis)("honour each other's idempotency keys and share one rate limit", async () => {
+    const config = writeConfig({
+      state: REDIS_URL,
+      rate_limits: [{ token: "*", path: `/fx${run}/pid`, per_minute: 60, burst: 4 }],
+      tree: [
+        {
+          path: `/fx${run}`,
+          source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["count", "pid"] },
+        },
+      ],
+    });
+    const [a, b] = await Promise.all([spawnBroker(config), spawnBroker(config)]);
+    running.push(a, b);
+
+    const key = { "idempotency-key": `shared-${run}` };
+    const first = await post(a.url, { path: `/fx${run}/count`, args: { note: "x" } }, key);
+    const second = await post(b.url, { path: `/fx${run}/count`, args: { note: "x" } }, key);
+    expect(first.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+    expect((await post(b.url, { path: `/fx${run}/count`, args: { note: "y" } }, key)).status).toBe(
+      409,
+    );
+    // b's own backend never ran the call: its first count is 1.
+    expect(
+      (await post(b.url, { path: `/fx${run}/count`, args: {} })).body.output.content[0].text,
+    ).toBe("1");
+
+    const statuses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        post(i % 2 ? a.url : b.url, { path: `/fx${run}/pid` }).then((r) => r.status),
+      ),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(4);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(6);
+  });
+});
+
+describe("the sqlite store", () => {
+  it("keeps idempotency records across a broker restart", async () => {
+    const state = `sqlite:${join(mkdtempSync(join(tmpdir(), "mcp-broker-sqlite-")), "state.db")}`;
+    const config = {
+      state,
+      tree: [
+        {
+          path: "/fx",
+          source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["count"] },
+        },
+      ],
+    };
+    const before = await startBroker(config);
+    const key = { "idempotency-key": "survives" };
+    const first = await before.post("/meta_call", { path: "/fx/count", args: {} }, key);
+    await before.close();
+    const after = await startBroker(config);
+    const again = await after.post("/meta_call", { path: "/fx/count", args: {} }, key);
+    expect(again.body).toEqual(first.body);
+    expect(
+      (await after.post("/meta_call", { path: "/fx/count", args: {} })).body.output.content[0].text,
+    ).toBe("1");
+    await after.close();
+  });
+});
+
+describe("a state store that becomes unreachable", () => {
+  it("fails the calls that need it with a clear unavailable, and serves the others", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const redis = spawn(
+      "redis-server",
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      {
+        stdio: "ignore",
+      },
+    );
+    const started = await new Promise<boolean>((resolve) => {
+      redis.once("error", () => resolve(false));
+      setTimeout(() => resolve(true), 300);
+    });
+    if (!started) {
+      if (process.env.CI === "true")
+        throw new Error("CI=true but redis-server could not be started");
+      console.warn("skipped: no redis-server program to start a Redis of the test's own");
+      return;
+    }
+    const broker = await startBroker({
+      state: `redis://127.0.0.1:${port}`,
+      tree: [
+        {
+          path: "/fx",
+          source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["count"] },
+        },
+      ],
+    });
+    try {
+      expect(
+        (
+          await broker.post(
+            "/meta_call",
+            { path: "/fx/count", args: {} },
+            { "idempotency-key": "a" },
+          )
+        ).status,
+      ).toBe(200);
+      redis.kill("SIGKILL");
+      await new Promise((r) => redis.once("exit", r));
+      const res = await broker.post(
+        "/meta_call",
+        { path: "/fx/count", args: {} },
+        { "idempotency-key": "b" },
+      );
+      expect(res.status).toBe(503);
+      expect(res.body.error.message).toMatch(
+        /state store \(Redis\) is unreachable.*the call was not run/,
+      );
+      expect((await broker.post("/meta_call", { path: "/fx/count", args: {} })).status).toBe(200);
+    } finally {
+      await broker.close();
+    }
+  });
+});
