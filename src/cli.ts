@@ -2,6 +2,7 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Command, Option } from "commander";
 import { ALL_SCOPES } from "./auth/scopes.js";
+import { createToken } from "./auth/create-token.js";
 import { Broker } from "./core/broker.js";
 import { createLogger, LOG_LEVELS, type Logger } from "./core/log.js";
 import { packageVersion } from "./core/version.js";
@@ -118,6 +119,24 @@ program
   .action((configFile: string, opts: { ignoreBrokenTool?: boolean; logLevel: string }) =>
     printTree(configFile, createLogger(opts.logLevel), opts.ignoreBrokenTool),
   );
+
+program
+  .command("token")
+  .description("manage access tokens")
+  .command("create")
+  .description(
+    "print a new random token and the config entry that accepts it (only its SHA-256 is kept)",
+  )
+  .requiredOption("--scopes <scopes...>", 'scopes such as "tree:/**" "describe:/**" "call:/cms/**"')
+  .option("--id <id>", "the token's id in logs and rate limits", "token")
+  .action((opts: { scopes: string[]; id: string }) => {
+    const entry = createToken(opts.id, opts.scopes);
+    process.stdout.write(
+      `token:  ${entry.token}\n` +
+        `config: ${JSON.stringify({ id: entry.id, sha256: entry.sha256, scopes: entry.scopes })}\n` +
+        "Add the config line to auth.tokens; give the token to the client. It is not stored anywhere.\n",
+    );
+  });
 
 program
   .command("check-config")

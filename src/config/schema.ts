@@ -127,22 +127,18 @@ const ScopeSchema = z
     'a scope is ACTION:PATH-GLOB, ACTION one of tree, describe, call, register, admin or *, such as "call:/cms/**"',
   );
 
-const AuthSchema = z.strictObject({
-  tokens: z
-    .array(
-      z.strictObject({
-        id: z.string().regex(/^[A-Za-z0-9_.-]+$/, "an id is letters, digits, _ . -"),
-        sha256: z
-          .string()
-          .regex(
-            /^[0-9a-f]{64}$/,
-            "the SHA-256 of the token as 64 lowercase hex digits; `mcp-broker token create` prints it",
-          ),
-        scopes: z.array(ScopeSchema).min(1),
-      }),
-    )
-    .min(1),
+export const TokenEntrySchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_.-]+$/, "an id is letters, digits, _ . -"),
+  sha256: z
+    .string()
+    .regex(
+      /^[0-9a-f]{64}$/,
+      "the SHA-256 of the token as 64 lowercase hex digits; `mcp-broker token create` prints it",
+    ),
+  scopes: z.array(ScopeSchema).min(1),
 });
+
+const AuthSchema = z.strictObject({ tokens: z.array(TokenEntrySchema).min(1) });
 
 const RateLimitSchema = z.strictObject({
   token: z.string().min(1).describe('A token id, or "*" for every caller.'),

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
@@ -257,5 +258,30 @@ describe("malformed input over stdio", () => {
     );
     child.stdin!.end();
     expect((await done).code).toBe(0);
+  });
+});
+
+describe("token create", () => {
+  it("prints a token and the config entry with its SHA-256, and refuses bad scopes", async () => {
+    const { code, stdout } = await runCli(
+      "token",
+      "create",
+      "--id",
+      "ci",
+      "--scopes",
+      "call:/cms/**",
+      "tree:/**",
+    );
+    expect(code).toBe(0);
+    const token = /^token:\s+(\S+)$/m.exec(stdout)![1]!;
+    const entry = JSON.parse(/^config: (.+)$/m.exec(stdout)![1]!);
+    expect(entry).toEqual({
+      id: "ci",
+      sha256: createHash("sha256").update(token).digest("hex"),
+      scopes: ["call:/cms/**", "tree:/**"],
+    });
+    const bad = await runCli("token", "create", "--scopes", "cal:/x");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/a scope is ACTION:PATH-GLOB/);
   });
 });

@@ -23,7 +23,11 @@ afterAll(() => broker?.close());
 
 describe("tokens and scopes over REST", () => {
   it("401 with WWW-Authenticate for no token, an unknown one, or a malformed header", async () => {
-    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: "Token abc" }]) {
+    for (const headers of [
+      {},
+      { authorization: "Bearer nope" },
+      { authorization: "Token abc" },
+    ] as Record<string, string>[]) {
       const res = await broker.post("/meta_tree", { path: "/" }, headers);
       expect(res.status).toBe(401);
       expect(res.body.error.kind).toBe("unauthenticated");
@@ -98,5 +102,17 @@ describe("tokens and scopes over MCP", () => {
     });
     expect(res.status).toBe(403);
     await client.close();
+  });
+});
+
+describe("malformed policy headers", () => {
+  it("an idempotency key over 255 characters is invalid params", async () => {
+    const res = await broker.post(
+      "/meta_call",
+      { path: "/fx/count", args: {} },
+      { ...bearer(admin), "idempotency-key": "k".repeat(300) },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe("an idempotency key is 1 to 255 characters");
   });
 });
