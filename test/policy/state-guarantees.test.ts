@@ -78,6 +78,9 @@ describe.each([
     };
     const first = textOf(await client.callTool(params));
     expect(textOf(await client.callTool(params))).toBe(first);
+    await expect(
+      client.callTool({ ...params, arguments: { path: "/fx/count", args: { note: "other" } } }),
+    ).rejects.toMatchObject({ data: { kind: "idempotency_conflict", http_status: 409 } });
     await client.close();
   });
 
