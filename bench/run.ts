@@ -6,6 +6,7 @@
  * and flat mode for the demo config. Prints a Markdown report.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { cpus, tmpdir } from "node:os";
@@ -155,6 +156,56 @@ async function main(): Promise<void> {
     ],
   };
   const brokerProcess = await broker(echoConfig);
+  // The same broker with the policy that costs something per call: a token, a rate limit
+  // and an idempotency key on every call, with the state in memory and in Redis.
+  const benchToken = "bench-token";
+  const withPolicy = (state: string) => ({
+    ...echoConfig,
+    state,
+    auth: {
+      tokens: [
+        {
+          id: "bench",
+          sha256: createHash("sha256").update(benchToken).digest("hex"),
+          scopes: ["*:/**"],
+        },
+      ],
+    },
+    rate_limits: [{ token: "*", path: "/**", per_minute: 60_000_000, burst: 1_000_000 }],
+  });
+  const policyMemory = await broker(withPolicy("memory"));
+  const redisUp = await fetch("http://127.0.0.1:6379").then(
+    () => true,
+    (err: Error & { cause?: { code?: string } }) => err.cause?.code !== "ECONNREFUSED",
+  );
+  const policyRedis = redisUp ? await broker(withPolicy("redis://127.0.0.1:6379")) : undefined;
+  let idempotencyKeys = 0;
+  const metaCallTarget = (
+    name: string,
+    port: number,
+    policy: boolean,
+    child: ChildProcess,
+  ): Target => ({
+    name,
+    makeCall: async () => {
+      const body = JSON.stringify({ path: "/e/echo", args });
+      return async () => {
+        const headers: Record<string, string> = { "content-type": "application/json" };
+        if (policy) {
+          headers.authorization = `Bearer ${benchToken}`;
+          headers["idempotency-key"] = `bench-${process.pid}-${idempotencyKeys++}`;
+        }
+        const res = await fetch(`http://127.0.0.1:${port}/meta_call`, {
+          method: "POST",
+          headers,
+          body,
+        });
+        if (res.status !== 200) throw new Error(`${name}: ${res.status} ${await res.text()}`);
+        await res.text();
+      };
+    },
+    pids: () => [child.pid!, ...childPids(child.pid!)],
+  });
   const brokerPort = brokerProcess.port;
   const floorProcess = await start(["--import", "tsx", "bench/floor-server.ts"]);
   const floorPort = floorProcess.port;
@@ -242,21 +293,23 @@ async function main(): Promise<void> {
       },
       pids: withDescendants(proxy),
     },
-    {
-      name: "mcp-broker, POST /meta_call",
-      makeCall: async () => {
-        const body = JSON.stringify({ path: "/e/echo", args });
-        return async () => {
-          const res = await fetch(`http://127.0.0.1:${brokerPort}/meta_call`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body,
-          });
-          await res.text();
-        };
-      },
-      pids: brokerPids,
-    },
+    metaCallTarget("mcp-broker, POST /meta_call", brokerPort, false, brokerProcess.child),
+    metaCallTarget(
+      "mcp-broker, POST /meta_call + auth, rate limit, idempotency (memory)",
+      policyMemory.port,
+      true,
+      policyMemory.child,
+    ),
+    ...(policyRedis
+      ? [
+          metaCallTarget(
+            "mcp-broker, POST /meta_call + auth, rate limit, idempotency (Redis)",
+            policyRedis.port,
+            true,
+            policyRedis.child,
+          ),
+        ]
+      : []),
   ]);
 
   const backends = childPids(brokerProcess.child.pid!).length;
@@ -289,6 +342,7 @@ async function main(): Promise<void> {
     `Backend processes after ${CLIENTS + 1} MCP sessions each: mcp-broker ${backends}, supergateway ${gatewayBackends}, mcp-proxy ${proxyBackends}.`,
     "",
     ...versus(rows),
+    ...policyCost(rows),
     "",
     "| tools/list for examples/demo.json | bytes |",
     "| --- | ---: |",
@@ -296,6 +350,18 @@ async function main(): Promise<void> {
     `| expose: flat | ${sizes.flat} |`,
   ];
   console.log(lines.join("\n"));
+}
+
+/** What the policy chain costs: the same call with and without auth, rate limit and idempotency. */
+function policyCost(rows: Row[]): string[] {
+  const off = rows.find((r) => r.name === "mcp-broker, POST /meta_call");
+  if (!off) return [];
+  return rows
+    .filter((r) => r.name.startsWith("mcp-broker, POST /meta_call + "))
+    .map(
+      (r) =>
+        `Policy on (${/\((\w+)\)$/.exec(r.name)?.[1]}) against off: p50 ${(r.p50 / off.p50).toFixed(2)}×, throughput ${(r.throughput / off.throughput).toFixed(2)}×.`,
+    );
 }
 
 /** The broker's /mcp against the better of the two gateways, by throughput. */
