@@ -47,7 +47,12 @@ function start(
           .exec(out)
           ?.slice(1)
           .find(Boolean);
-      if (port) resolve({ child, port: Number(port) });
+      if (!port) return;
+      // From here on the output is drained unread: a growing log scanned on every chunk
+      // would slow this process, the load generator, down.
+      child.stdout!.off("data", onData).resume();
+      child.stderr!.off("data", onData).resume();
+      resolve({ child, port: Number(port) });
     };
     child.stdout!.on("data", onData);
     child.stderr!.on("data", onData);

@@ -11,7 +11,8 @@ import type {
 import type { ToolEntry, Tree } from "../tree/tree.js";
 import type { Mount } from "../tree/skeleton.js";
 import { BrokerError } from "./errors.js";
-import type { CallContext, SupervisedRouter } from "./router.js";
+import { reaches } from "../auth/scopes.js";
+import type { CallContext, Principal, SupervisedRouter } from "./router.js";
 
 /**
  * One source as its own MCP server, for `/mcp/<name>`: the backend's identity
@@ -62,32 +63,37 @@ export class SourceRelay {
     return leaf;
   }
 
+  /** Whether a caller may use what the source offers besides its tools. */
+  visibleTo(principal: Principal): boolean {
+    return reaches(principal, "describe", this.mount.id);
+  }
+
   listResources(params: ListResourcesRequest["params"], ctx: CallContext) {
-    return this.need("listResources", "resources")(params, ctx);
+    return this.need("listResources", "resources", ctx)(params, ctx);
   }
   listResourceTemplates(params: ListResourceTemplatesRequest["params"], ctx: CallContext) {
-    return this.need("listResourceTemplates", "resources")(params, ctx);
+    return this.need("listResourceTemplates", "resources", ctx)(params, ctx);
   }
   readResource(params: ReadResourceRequest["params"], ctx: CallContext) {
-    return this.need("readResource", "resources")(params, ctx);
+    return this.need("readResource", "resources", ctx)(params, ctx);
   }
   subscribe(uri: string, ctx: CallContext) {
-    return this.need("subscribe", "resource subscriptions")(uri, ctx);
+    return this.need("subscribe", "resource subscriptions", ctx)(uri, ctx);
   }
   unsubscribe(uri: string, ctx: CallContext) {
-    return this.need("unsubscribe", "resource subscriptions")(uri, ctx);
+    return this.need("unsubscribe", "resource subscriptions", ctx)(uri, ctx);
   }
   listPrompts(params: ListPromptsRequest["params"], ctx: CallContext) {
-    return this.need("listPrompts", "prompts")(params, ctx);
+    return this.need("listPrompts", "prompts", ctx)(params, ctx);
   }
   getPrompt(params: GetPromptRequest["params"], ctx: CallContext) {
-    return this.need("getPrompt", "prompts")(params, ctx);
+    return this.need("getPrompt", "prompts", ctx)(params, ctx);
   }
   complete(params: CompleteRequest["params"], ctx: CallContext) {
-    return this.need("complete", "completion")(params, ctx);
+    return this.need("complete", "completion", ctx)(params, ctx);
   }
   setLoggingLevel(level: LoggingLevel, ctx: CallContext) {
-    return this.need("setLoggingLevel", "logging")(level, ctx);
+    return this.need("setLoggingLevel", "logging", ctx)(level, ctx);
   }
 
   async endSession(session: string): Promise<void> {
@@ -100,10 +106,22 @@ export class SourceRelay {
       .filter((leaf) => leaf.sourceId === this.mount.id);
   }
 
+  /**
+   * The router's method, for a caller whose `describe` scope reaches the
+   * source's node; `forbidden` otherwise, `not_found` if the source lacks it.
+   */
   private need<K extends keyof SupervisedRouter>(
     method: K,
     what: string,
+    ctx: CallContext,
   ): NonNullable<SupervisedRouter[K]> {
+    if (!this.visibleTo(ctx.principal)) {
+      throw new BrokerError(
+        "forbidden",
+        `token "${ctx.principal.id}" may not use the ${what} of ${this.mount.id}: no describe scope reaches it`,
+        { source: this.mount.name, token: ctx.principal.id },
+      );
+    }
     const fn = this.router[method];
     if (typeof fn !== "function") {
       throw new BrokerError("not_found", `source ${this.mount.name} does not offer ${what}`, {

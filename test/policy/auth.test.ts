@@ -116,3 +116,25 @@ describe("malformed policy headers", () => {
     expect(res.body.error.message).toBe("an idempotency key is 1 to 255 characters");
   });
 });
+
+describe("scopes on what is not a tool call", () => {
+  it("a source's resources need a describe scope that reaches its node", async () => {
+    const own = await connectHttp(broker.url, bearer(reader), { path: "/mcp/other" });
+    await expect(own.listResources()).rejects.toMatchObject({
+      code: -32600,
+      data: { kind: "forbidden", http_status: 403 },
+    });
+    await own.close();
+    const allowed = await connectHttp(broker.url, bearer(reader), { path: "/mcp/fx" });
+    expect((await allowed.listResources()).resources.map((r) => r.uri)).toContain("test://a");
+    await allowed.close();
+  });
+
+  it("the aggregated /mcp lists the resources of the sources the caller may see, and no others", async () => {
+    const client = await connectHttp(broker.url, bearer(reader));
+    const uris = (await client.listResources()).resources.map((r) => r.uri);
+    expect(uris).toContain("mcp-broker://fx/test%3A%2F%2Fa");
+    expect(uris.some((u) => u.startsWith("mcp-broker://other/"))).toBe(false);
+    await client.close();
+  });
+});

@@ -41,8 +41,10 @@ export function serveAggregateCatalog(
   broker: Broker,
   context: (extra: RequestExtra) => CallContext,
 ): () => void {
-  const offering = (feature: "resources" | "prompts") =>
-    broker.relays().filter((r) => r.capabilities()[feature] !== undefined);
+  const offering = (feature: "resources" | "prompts", ctx: CallContext) =>
+    broker
+      .relays()
+      .filter((r) => r.capabilities()[feature] !== undefined && r.visibleTo(ctx.principal));
   const gather = async <T>(
     relays: SourceRelay[],
     list: (r: SourceRelay) => Promise<T[]>,
@@ -81,7 +83,7 @@ export function serveAggregateCatalog(
   server.setRequestHandler(
     ListResourcesRequestSchema,
     guarded(async (_r, extra) => ({
-      resources: await gather(offering("resources"), async (relay) =>
+      resources: await gather(offering("resources", context(extra)), async (relay) =>
         (
           await allPages(
             (cursor) => relay.listResources({ cursor }, context(extra)),
@@ -98,7 +100,7 @@ export function serveAggregateCatalog(
   server.setRequestHandler(
     ListResourceTemplatesRequestSchema,
     guarded(async (_r, extra) => ({
-      resourceTemplates: await gather(offering("resources"), async (relay) =>
+      resourceTemplates: await gather(offering("resources", context(extra)), async (relay) =>
         (
           await allPages(
             (cursor) => relay.listResourceTemplates({ cursor }, context(extra)),
@@ -147,7 +149,7 @@ export function serveAggregateCatalog(
   server.setRequestHandler(
     ListPromptsRequestSchema,
     guarded(async (_r, extra) => ({
-      prompts: await gather(offering("prompts"), async (relay) =>
+      prompts: await gather(offering("prompts", context(extra)), async (relay) =>
         (
           await allPages(
             (cursor) => relay.listPrompts({ cursor }, context(extra)),

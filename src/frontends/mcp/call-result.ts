@@ -1,8 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CallOutput } from "../../core/broker.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { asBrokerError, type BrokerError } from "../../core/errors.js";
-import { REST_STATUS } from "../rest/status.js";
+import { isRefusal, protocolError } from "./protocol-error.js";
 
 /** A broker call's output as an MCP tool result: untouched in `mcp` mode, one text part otherwise. */
 export function toCallToolResult(out: CallOutput): CallToolResult {
@@ -26,28 +25,12 @@ function asText(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
-/** Refusals by policy: on HTTP they are statuses, so in MCP they are errors, not tool results. */
-const REFUSALS = new Set([
-  "unauthenticated",
-  "forbidden",
-  "rate_limited",
-  "idempotency_conflict",
-  "too_large",
-]);
-
 /**
  * Failures become `isError` results the model can read and correct; policy
- * refusals and internal failures are JSON-RPC errors, with the kind and the
- * HTTP status an HTTP client would have had in `data`.
+ * refusals and internal failures are JSON-RPC errors (see protocolError).
  */
 export function asToolError(err: unknown): CallToolResult {
   const e = asBrokerError(err);
-  if (e.kind === "internal") throw new McpError(ErrorCode.InternalError, e.message);
-  if (REFUSALS.has(e.kind)) {
-    throw Object.assign(new Error(e.message), {
-      code: ErrorCode.InvalidRequest,
-      data: { kind: e.kind, http_status: REST_STATUS[e.kind], ...e.details },
-    });
-  }
+  if (e.kind === "internal" || isRefusal(e)) throw protocolError(e);
   return errorResult(e);
 }
