@@ -35,3 +35,20 @@ export function textOf(result: object): string {
   }[];
   return content.map((c) => c.text ?? "").join("");
 }
+
+/** One raw JSON-RPC POST to an MCP endpoint, as a client library would send it. */
+export function postMcp(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}

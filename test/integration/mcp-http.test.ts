@@ -7,7 +7,7 @@ import {
   startBroker,
   type TestBroker,
 } from "../helpers/broker.js";
-import { connectHttp, textOf } from "../helpers/mcp-client.js";
+import { connectHttp, postMcp, textOf } from "../helpers/mcp-client.js";
 
 const tree = [
   {
@@ -201,40 +201,25 @@ describe("MCP session handling", () => {
   afterAll(() => broker?.close());
 
   it("an unknown session id: 404 with a JSON-RPC error saying to initialize again", async () => {
-    const res = await fetch(`${broker.url}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-session-id": "nope",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+    const res = await postMcp(
+      `${broker.url}/mcp`,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      { "mcp-session-id": "nope" },
+    );
     expect(res.status).toBe(404);
     expect(((await res.json()) as any).error.message).toMatch(/initialize/);
   });
 
   it("a request before initialize is refused and leaves no session behind", async () => {
-    const res = await fetch(`${broker.url}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+    const res = await postMcp(
+      `${broker.url}/mcp`,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    );
     expect(res.status).toBe(400);
   });
 
   it("malformed JSON-RPC gets a parse error, and the endpoint keeps serving", async () => {
-    const res = await fetch(`${broker.url}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: "{not json",
-    });
+    const res = await postMcp(`${broker.url}/mcp`, "{not json");
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error.code).toBe(-32700);
     const client = await connectHttp(broker.url);
@@ -243,18 +228,11 @@ describe("MCP session handling", () => {
   });
 
   it("413 for an oversized body on /mcp, and the endpoint keeps serving", async () => {
-    const res = await fetch(`${broker.url}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "ping",
-        params: { pad: "x".repeat(2 * 1024 * 1024) },
-      }),
+    const res = await postMcp(`${broker.url}/mcp`, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "ping",
+      params: { pad: "x".repeat(2 * 1024 * 1024) },
     });
     expect(res.status).toBe(413);
     expect(((await res.json()) as any).error.kind).toBe("too_large");
@@ -271,17 +249,20 @@ describe("MCP session handling", () => {
     };
     const id = transport.sessionId!;
     await transport.terminateSession();
-    const res = await fetch(`${broker.url}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-session-id": id,
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
-    });
+    const res = await postMcp(
+      `${broker.url}/mcp`,
+      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+      { "mcp-session-id": id },
+    );
     expect(res.status).toBe(404);
   });
+});
+
+const initialize = (protocolVersion: string) => ({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
 });
 
 describe("MCP over Streamable HTTP, stateless", () => {
@@ -303,42 +284,10 @@ describe("MCP over Streamable HTTP, stateless", () => {
   });
 
   it("answers a raw POST with plain JSON, and GET with 405", async () => {
-    const post = await fetch(`${broker.url}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "raw", version: "1" },
-        },
-      }),
-    });
+    const post = await postMcp(`${broker.url}/mcp`, initialize("2025-11-25"));
     expect(post.headers.get("content-type")).toMatch(/application\/json/);
     expect(((await post.json()) as any).result.protocolVersion).toBe("2025-11-25");
-    const older = await fetch(`${broker.url}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "raw", version: "1" },
-        },
-      }),
-    });
+    const older = await postMcp(`${broker.url}/mcp`, initialize("2025-06-18"));
     expect(((await older.json()) as any).result.protocolVersion).toBe("2025-06-18");
     const get = await fetch(`${broker.url}/mcp`, { headers: { accept: "text/event-stream" } });
     expect(get.status).toBe(405);
