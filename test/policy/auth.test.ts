@@ -138,3 +138,27 @@ describe("scopes on what is not a tool call", () => {
     await client.close();
   });
 });
+
+describe("content types", () => {
+  it("the REST meta API reads JSON whatever the Content-Type says (so curl -d works)", async () => {
+    const res = await fetch(`${broker.url}/meta_tree`, {
+      method: "POST",
+      headers: { ...bearer(admin), "content-type": "text/plain" },
+      body: JSON.stringify({ path: "/" }),
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it("MCP refuses a body that is not declared JSON, with 415", async () => {
+    const res = await fetch(`${broker.url}/mcp`, {
+      method: "POST",
+      headers: {
+        ...bearer(admin),
+        "content-type": "text/plain",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    expect(res.status).toBe(415);
+  });
+});

@@ -107,3 +107,43 @@ describe.each([
     },
   );
 });
+
+describe("policy refusals over MCP, and key expiry", () => {
+  let broker: TestBroker;
+  beforeAll(async () => {
+    broker = await startBroker({
+      idempotency: { ttl_s: 0.3 },
+      rate_limits: [{ token: "*", path: "/fx/pid", per_minute: 60, burst: 1 }],
+      tree: [
+        {
+          path: "/fx",
+          source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["count", "pid"] },
+        },
+      ],
+    });
+  });
+  afterAll(() => broker?.close());
+
+  it("over the rate limit: -32600 with http_status 429 and the seconds to wait", async () => {
+    const client = await connectHttp(broker.url, {}, { path: "/mcp/fx" });
+    await client.callTool({ name: "pid", arguments: {} });
+    await expect(client.callTool({ name: "pid", arguments: {} })).rejects.toMatchObject({
+      code: -32600,
+      data: { kind: "rate_limited", http_status: 429, retry_after_s: expect.any(Number) },
+    });
+    await client.close();
+  });
+
+  it("a key runs the tool again once its TTL has passed", async () => {
+    const key = { "idempotency-key": `ttl-${run}` };
+    const first = await broker.post("/meta_call", { path: "/fx/count", args: {} }, key);
+    expect((await broker.post("/meta_call", { path: "/fx/count", args: {} }, key)).body).toEqual(
+      first.body,
+    );
+    await new Promise((r) => setTimeout(r, 400));
+    const later = await broker.post("/meta_call", { path: "/fx/count", args: {} }, key);
+    expect(Number(later.body.output.content[0].text)).toBe(
+      Number(first.body.output.content[0].text) + 1,
+    );
+  });
+});
