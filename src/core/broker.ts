@@ -7,9 +7,8 @@ import { allows, reaches } from "../auth/scopes.js";
 import { compose, policyLinks, type Next, type PolicySettings } from "../policy/chain.js";
 import { openStore } from "../state/open-store.js";
 import type { StateStore } from "../state/store.js";
-import { createSource } from "../sources/create-source.js";
 import { buildTree } from "../tree/build-tree.js";
-import { buildSkeleton, type Mount, type Skeleton } from "../tree/skeleton.js";
+import { buildSkeleton, type Skeleton } from "../tree/skeleton.js";
 import type { ToolEntry, Tree } from "../tree/tree.js";
 import { AuditSink } from "./audit-sink.js";
 import { BrokerMetrics } from "./metrics.js";
@@ -21,10 +20,10 @@ import type {
   Principal,
   SourceNotification,
   SourceStatus,
-  SupervisedRouter,
 } from "./router.js";
 import { describeEntry, listChildren, type EntryDescription, type NodeListing } from "./views.js";
-import { checkMounts, sourceDefinition } from "./check-config.js";
+import { checkMounts } from "./check-config.js";
+import { SourcePool } from "./source-pool.js";
 import { SourceRelay } from "./source-relay.js";
 
 export interface BrokerOptions {
@@ -49,13 +48,6 @@ export type SourceEvent =
   | { readonly type: "changed"; readonly what: ChangeKind }
   | { readonly type: "notification"; readonly notification: SourceNotification };
 
-interface Running {
-  readonly mount: Mount;
-  readonly router: SupervisedRouter;
-  readonly definition: string;
-  readonly unsubscribe: () => void;
-}
-
 /**
  * The one entry point of the frontends: the tree, descriptions, calls. It owns
  * the sources, rebuilds the tree whole whenever a source's tools or the config
@@ -64,7 +56,7 @@ interface Running {
 export class Broker {
   private current!: Tree;
   private skeleton!: Skeleton;
-  private running = new Map<string, Running>();
+  private readonly sources: SourcePool;
   private readonly treeListeners = new Set<() => void>();
   private readonly sourceListeners = new Set<(source: string, event: SourceEvent) => void>();
   private invoke!: Next;
@@ -78,6 +70,11 @@ export class Broker {
     private readonly options: BrokerOptions,
   ) {
     this.metrics = new BrokerMetrics(() => this.health().sources);
+    this.sources = new SourcePool(
+      options.log,
+      () => this.queueRebuild(),
+      (source, event) => this.emitSourceEvent(source, event),
+    );
   }
 
   /** Opens the state store, starts every source in parallel and builds the first tree. */
@@ -88,7 +85,7 @@ export class Broker {
       broker.store = await openStore(config.state ?? "memory");
       broker.auditSink = new AuditSink(options.log, broker.metrics, config.audit?.file);
       broker.invoke = broker.chain(config);
-      await broker.startSources(broker.skeleton.mounts);
+      await broker.sources.start(broker.skeleton.mounts, options.ignoreBroken === true);
       await broker.rebuild(true);
     } catch (err) {
       await broker.close();
@@ -121,9 +118,8 @@ export class Broker {
     ) {
       throw forbidden(principal, "describe", entry.path);
     }
-    const description = describeEntry(this.current, entry, (id) =>
-      this.running.get(id)?.router.status(),
-    );
+    const statuses = this.sources.statuses();
+    const description = describeEntry(this.current, entry, (id) => statuses[id]);
     if (description.type === "tool") return description;
     return {
       ...description,
@@ -171,20 +167,18 @@ export class Broker {
   /** A source served as itself; `not_found` names the sources there are. */
   relay(name: string): SourceRelay {
     const mount = this.skeleton.mounts.find((m) => m.name === name);
-    const running = mount === undefined ? undefined : this.running.get(mount.id);
-    if (!mount || !running) {
+    if (!mount || !this.sources.has(mount.id)) {
       throw new BrokerError(
         "not_found",
         `no source named "${name}"; the sources are ${this.sourceNames().join(", ") || "(none)"}`,
         { source: name },
       );
     }
-    return new SourceRelay(mount, running.router, () => this.current);
+    return new SourceRelay(mount, this.sources.router(mount.id), () => this.current);
   }
 
   health(): { ok: boolean; sources: Record<string, SourceStatus> } {
-    const sources: Record<string, SourceStatus> = {};
-    for (const [id, r] of this.running) sources[id] = r.router.status();
+    const sources = this.sources.statuses();
     return { ok: Object.values(sources).every((s) => s.up), sources };
   }
 
@@ -197,7 +191,7 @@ export class Broker {
   /** Every running source served as itself. */
   relays(): SourceRelay[] {
     return this.skeleton.mounts
-      .filter((m) => this.running.has(m.id))
+      .filter((m) => this.sources.has(m.id))
       .map((m) => this.relay(m.name));
   }
 
@@ -210,39 +204,20 @@ export class Broker {
   /** Applies a new config: sources whose definition changed are restarted, others kept. */
   async reload(config: Config): Promise<void> {
     const skeleton = this.validated(config);
-    const keep = new Set<string>();
-    for (const mount of skeleton.mounts) {
-      const old = this.running.get(mount.id);
-      if (old && old.definition === sourceDefinition(mount)) keep.add(mount.id);
-    }
-    const stale = [...this.running.values()].filter((r) => !keep.has(r.mount.id));
-    for (const r of stale) this.running.delete(r.mount.id);
-    await Promise.all(stale.map((r) => this.stop(r)));
+    const { toStart, kept, stopped } = await this.sources.retain(skeleton.mounts);
     if ((config.state ?? "memory") !== (this.config.state ?? "memory")) {
       this.options.log.warn("a change of state takes a restart; the running store stays in use");
     }
     this.config = config;
     this.skeleton = skeleton;
     this.invoke = this.chain(config);
-    for (const mount of skeleton.mounts) {
-      const kept = this.running.get(mount.id);
-      if (kept) this.running.set(mount.id, { ...kept, mount });
-    }
-    await this.startSources(
-      skeleton.mounts.filter((m) => !keep.has(m.id)),
-      true,
-    );
+    await this.sources.start(toStart, true);
     await this.rebuild(false);
-    this.options.log.info(
-      { kept: keep.size, started: skeleton.mounts.length - keep.size, stopped: stale.length },
-      "config reloaded",
-    );
+    this.options.log.info({ kept, started: toStart.length, stopped }, "config reloaded");
   }
 
   async close(): Promise<void> {
-    const all = [...this.running.values()];
-    this.running.clear();
-    await Promise.all(all.map((r) => this.stop(r)));
+    await this.sources.close();
     await this.store?.close();
     await this.auditSink?.close();
   }
@@ -262,7 +237,7 @@ export class Broker {
       audit: this.auditSink!.write,
     };
     return compose(policyLinks(settings), (call) =>
-      this.router(call.leaf.sourceId).callTool(call.leaf.toolName, call.args, call.ctx),
+      this.sources.router(call.leaf.sourceId).callTool(call.leaf.toolName, call.args, call.ctx),
     );
   }
 
@@ -276,60 +251,6 @@ export class Broker {
     problems.push(...checkMounts(skeleton.mounts));
     if (problems.length > 0) throw new ConfigError("config", problems);
     return skeleton;
-  }
-
-  private async startSources(
-    mounts: readonly Mount[],
-    tolerate = this.options.ignoreBroken === true,
-  ): Promise<void> {
-    const started = mounts.map((mount) => {
-      const router = createSource(mount, this.options.log);
-      const offChange =
-        router.onChange?.((what) => {
-          if (what === "tools") this.queueRebuild();
-          this.emitSourceEvent(mount.name, { type: "changed", what });
-        }) ?? (() => undefined);
-      const offNotification =
-        router.onNotification?.((notification) =>
-          this.emitSourceEvent(mount.name, { type: "notification", notification }),
-        ) ?? (() => undefined);
-      const unsubscribe = () => {
-        offChange();
-        offNotification();
-      };
-      this.running.set(mount.id, {
-        mount,
-        router,
-        definition: sourceDefinition(mount),
-        unsubscribe,
-      });
-      return router.start();
-    });
-    const failures = (await Promise.allSettled(started))
-      .map((r, i) =>
-        r.status === "rejected" ? `${mounts[i]?.id}: ${(r.reason as Error).message}` : null,
-      )
-      .filter((f): f is string => f !== null);
-    if (failures.length === 0) return;
-    if (!tolerate)
-      throw new BrokerError("unavailable", `sources failed to start:\n  ${failures.join("\n  ")}`);
-    for (const f of failures)
-      this.options.log.warn({ problem: f }, "source left out until it starts");
-  }
-
-  private async stop(r: Running): Promise<void> {
-    r.unsubscribe();
-    await r.router
-      .close()
-      .catch((err: Error) =>
-        this.options.log.warn({ source: r.mount.id, err: err.message }, "close failed"),
-      );
-  }
-
-  private router(id: string): SupervisedRouter {
-    const r = this.running.get(id);
-    if (!r) throw new BrokerError("unavailable", `source ${id} is not running`, { source: id });
-    return r.router;
   }
 
   private emitSourceEvent(source: string, event: SourceEvent): void {
@@ -351,7 +272,7 @@ export class Broker {
     const lists = await Promise.all(
       this.skeleton.mounts.map(async (m): Promise<[string, Tool[]]> => [
         m.id,
-        (await this.running.get(m.id)?.router.listTools()) ?? [],
+        this.sources.has(m.id) ? await this.sources.router(m.id).listTools() : [],
       ]),
     );
     const { tree, problems, warnings } = buildTree(this.config, this.skeleton, new Map(lists));
