@@ -1,3 +1,4 @@
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { BrokerError } from "../../core/errors.js";
 
@@ -53,4 +54,12 @@ export function backendError(err: unknown, source: string, what: string): Broker
         backend,
       });
   }
+}
+
+/** Whether a failed request means the backend is gone (and the session must be reopened). */
+export function isConnectionLost(err: unknown): boolean {
+  if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed;
+  if (err instanceof StreamableHTTPError) return err.code === 404;
+  const code = (err as { cause?: { code?: string } })?.cause?.code;
+  return err instanceof TypeError || code === "ECONNREFUSED" || code === "ECONNRESET";
 }

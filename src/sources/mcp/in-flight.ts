@@ -1,3 +1,10 @@
+import {
+  ErrorCode,
+  McpError,
+  type ClientResult,
+  type LoggingMessageNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext } from "../../core/router.js";
 
 /**
@@ -33,5 +40,34 @@ export class InFlight {
 
   get size(): number {
     return this.calls.size;
+  }
+
+  /** A backend's request (sampling, elicitation, roots) to the client whose call raised it. */
+  routeRequest(request: ServerRequest, signal: AbortSignal): Promise<ClientResult> {
+    const caller = this.soleCaller();
+    if (!caller?.request) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        this.calls.size === 0
+          ? `${request.method} can only be relayed during a call from a client`
+          : `${request.method} cannot be routed: calls from several clients are in flight on this shared backend`,
+      );
+    }
+    return caller.request(request, signal);
+  }
+
+  /**
+   * A backend's log: to the caller when it is clear whose it is, to `outside`
+   * when no call is in flight; false when it cannot be attributed (dropped).
+   */
+  routeLog(
+    n: LoggingMessageNotification,
+    outside: (n: LoggingMessageNotification) => void,
+  ): boolean {
+    const caller = this.soleCaller();
+    if (caller?.notify) caller.notify(n);
+    else if (this.calls.size === 0) outside(n);
+    else return false;
+    return true;
   }
 }

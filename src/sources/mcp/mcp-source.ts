@@ -1,19 +1,15 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
-  ErrorCode,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
-  McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
-  type ClientResult,
   type Implementation,
   type ServerCapabilities,
   type ServerRequest,
@@ -32,7 +28,8 @@ import type {
 import { packageVersion } from "../../core/version.js";
 import type { BackendConnection, ConnectBackend } from "./backend-transport.js";
 import { Backoff } from "./backoff.js";
-import { backendError } from "./errors.js";
+import { backendError, isConnectionLost } from "./errors.js";
+import { fetchTools } from "./fetch-tools.js";
 import { InFlight } from "./in-flight.js";
 import { RelayedCallToolResult } from "./relayed-result.js";
 import { Subscriptions } from "./subscriptions.js";
@@ -268,36 +265,18 @@ export class McpSource implements SupervisedRouter, Relayed {
       this.emitNotification(n),
     );
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      const caller = this.inFlight.soleCaller();
-      if (caller?.notify) caller.notify(n);
-      else if (this.inFlight.size === 0) this.emitNotification(n);
-      else
+      if (!this.inFlight.routeLog(n, (log) => this.emitNotification(log))) {
         this.log.debug(
           { source: this.name },
-          "log message of a shared backend with calls from several sessions in flight: not delivered",
-        );
-    });
-    const toCaller = (request: ServerRequest, signal: AbortSignal): Promise<ClientResult> => {
-      const caller = this.inFlight.soleCaller();
-      if (!caller?.request) {
-        throw new McpError(
-          ErrorCode.InvalidRequest,
-          this.inFlight.size === 0
-            ? `${request.method} can only be relayed during a call from a client`
-            : `${request.method} cannot be routed: calls from several clients are in flight on this shared backend`,
+          "log of a shared backend with calls of several sessions in flight: not delivered",
         );
       }
-      return caller.request(request, signal);
-    };
-    client.setRequestHandler(
-      CreateMessageRequestSchema,
-      (r, extra) => toCaller(r, extra.signal) as never,
-    );
-    client.setRequestHandler(ElicitRequestSchema, (r, extra) => toCaller(r, extra.signal) as never);
-    client.setRequestHandler(
-      ListRootsRequestSchema,
-      (r, extra) => toCaller(r, extra.signal) as never,
-    );
+    });
+    const toCaller = (r: ServerRequest, extra: { signal: AbortSignal }) =>
+      this.inFlight.routeRequest(r, extra.signal) as never;
+    client.setRequestHandler(CreateMessageRequestSchema, toCaller);
+    client.setRequestHandler(ElicitRequestSchema, toCaller);
+    client.setRequestHandler(ListRootsRequestSchema, toCaller);
   }
 
   /** After a reconnect, the backend is asked again for what sessions still watch. */
@@ -354,22 +333,4 @@ export class McpSource implements SupervisedRouter, Relayed {
   private emitNotification(n: SourceNotification): void {
     for (const listener of this.notificationListeners) listener(n);
   }
-}
-
-function isConnectionLost(err: unknown): boolean {
-  if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed;
-  if (err instanceof StreamableHTTPError) return err.code === 404;
-  const code = (err as { cause?: { code?: string } })?.cause?.code;
-  return err instanceof TypeError || code === "ECONNREFUSED" || code === "ECONNRESET";
-}
-
-async function fetchTools(client: Client): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
 }
