@@ -99,13 +99,18 @@ program
         throw err;
       }
       const transport = new StdioServerTransport();
-      const stop = async () => {
-        await server.close();
-        await broker.close();
-      };
-      transport.onclose = () => void stop().then(() => process.exit(0));
+      // Closing the server closes the transport, whose close calls this again, synchronously:
+      // the work starts on a later tick, so `stopping` is set before it can re-enter.
+      let stopping: Promise<void> | undefined;
+      const stop = () =>
+        (stopping ??= Promise.resolve().then(async () => {
+          await server.close();
+          await broker.close();
+        }));
+      const stopAndExit = () => void stop().then(() => process.exit(0));
+      transport.onclose = stopAndExit;
       await server.connect(transport);
-      process.stdin.on("end", () => void stop().then(() => process.exit(0)));
+      process.stdin.on("end", stopAndExit);
       onShutdown(log, stop);
     },
   );

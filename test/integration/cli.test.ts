@@ -256,8 +256,12 @@ describe("malformed input over stdio", () => {
     expect(JSON.parse(lines.find((l) => l.id === 4).result.content[0].text).children).toHaveLength(
       2,
     );
+    const answered = lines.findIndex((l) => l.id === 2);
+    expect(lines.slice(0, answered).filter((l) => l.method !== undefined)).toEqual([]);
     child.stdin!.end();
-    expect((await done).code).toBe(0);
+    const ended = await done;
+    expect(ended.code).toBe(0);
+    expect(ended.stderr).not.toMatch(/RangeError|Exception/);
   });
 });
 

@@ -21,6 +21,7 @@ import type { Broker } from "../../core/broker.js";
 import { BrokerError } from "../../core/errors.js";
 import type { CallContext } from "../../core/router.js";
 import type { SourceRelay } from "../../core/source-relay.js";
+import { announce } from "./announce.js";
 import { protocolError } from "./protocol-error.js";
 import type { RequestExtra } from "./request-context.js";
 
@@ -184,8 +185,8 @@ export function serveAggregateCatalog(
 
   return broker.onSourceEvent((source, event) => {
     if (event.type === "changed") {
-      if (event.what === "resources") void server.sendResourceListChanged().catch(() => undefined);
-      if (event.what === "prompts") void server.sendPromptListChanged().catch(() => undefined);
+      if (event.what === "resources") announce(server, "resources");
+      if (event.what === "prompts") announce(server, "prompts");
       return;
     }
     const n = event.notification;

@@ -17,6 +17,7 @@ import type { ToolEntry } from "../../tree/tree.js";
 import { AGGREGATE_CAPABILITIES, serveAggregateCatalog } from "./aggregate-catalog.js";
 import { asToolError, jsonResult, toCallToolResult } from "./call-result.js";
 import { META_TOOL_NAMES, META_TOOLS } from "./meta-tools.js";
+import { announce } from "./announce.js";
 import { requestContext } from "./request-context.js";
 
 export interface McpServerOptions {
@@ -71,7 +72,7 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
     requestContext(extra, options.principal, session),
   );
   const unsubscribe = broker.onTreeChange(() => {
-    server.sendToolListChanged().catch(() => undefined);
+    announce(server, "tools");
   });
   const previousOnClose = server.onclose;
   server.onclose = () => {

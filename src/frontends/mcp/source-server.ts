@@ -20,6 +20,7 @@ import type { CallContext, Principal } from "../../core/router.js";
 import type { SourceRelay } from "../../core/source-relay.js";
 import { packageVersion } from "../../core/version.js";
 import { asToolError, toCallToolResult } from "./call-result.js";
+import { announce } from "./announce.js";
 import { protocolError } from "./protocol-error.js";
 import { requestContext, type RequestExtra, type RequestMeta } from "./request-context.js";
 
@@ -129,14 +130,13 @@ export function createSourceServer(broker: Broker, name: string, principal: Prin
   }
 
   const unsubscribers = [
-    broker.onTreeChange(() => void server.sendToolListChanged().catch(() => undefined)),
+    broker.onTreeChange(() => announce(server, "tools")),
     broker.onSourceEvent((source, event) => {
       if (source !== name) return;
       if (event.type === "changed") {
         if (event.what === "resources" && backend.resources?.listChanged)
-          void server.sendResourceListChanged().catch(() => undefined);
-        if (event.what === "prompts" && backend.prompts?.listChanged)
-          void server.sendPromptListChanged().catch(() => undefined);
+          announce(server, "resources");
+        if (event.what === "prompts" && backend.prompts?.listChanged) announce(server, "prompts");
         return;
       }
       const n = event.notification;
