@@ -46,13 +46,23 @@ export function serveAggregateCatalog(
     broker
       .relays()
       .filter((r) => r.capabilities()[feature] !== undefined && r.visibleTo(ctx.principal));
-  const gather = async <T>(
-    relays: SourceRelay[],
-    list: (r: SourceRelay) => Promise<T[]>,
-  ): Promise<T[]> =>
-    (await Promise.allSettled(relays.map(list))).flatMap((r) =>
-      r.status === "fulfilled" ? r.value : [],
+  /** One feature's list from every source that offers it to this caller, every page, qualified. */
+  const gather = async <R extends { nextCursor?: string }, T>(
+    feature: "resources" | "prompts",
+    ctx: CallContext,
+    page: (relay: SourceRelay, cursor: string | undefined) => Promise<R>,
+    items: (page: R) => T[],
+    qualify: (relay: SourceRelay, item: T) => T,
+  ): Promise<T[]> => {
+    const lists = await Promise.allSettled(
+      offering(feature, ctx).map(async (relay) =>
+        (await allPages((cursor) => page(relay, cursor), items)).map((item) =>
+          qualify(relay, item),
+        ),
+      ),
     );
+    return lists.flatMap((r) => (r.status === "fulfilled" ? r.value : []));
+  };
   const byUri = (uri: string) => {
     const split = splitUri(uri);
     if (!split)
@@ -83,37 +93,41 @@ export function serveAggregateCatalog(
 
   server.setRequestHandler(
     ListResourcesRequestSchema,
-    guarded(async (_r, extra) => ({
-      resources: await gather(offering("resources", context(extra)), async (relay) =>
-        (
-          await allPages(
-            (cursor) => relay.listResources({ cursor }, context(extra)),
-            (page) => page.resources,
-          )
-        ).map((res) => ({
-          ...res,
-          name: qualifiedName(relay.name, res.name),
-          uri: qualifiedUri(relay.name, res.uri),
-        })),
-      ),
-    })),
+    guarded(async (_r, extra) => {
+      const ctx = context(extra);
+      return {
+        resources: await gather(
+          "resources",
+          ctx,
+          (relay, cursor) => relay.listResources({ cursor }, ctx),
+          (page) => page.resources,
+          (relay, res) => ({
+            ...res,
+            name: qualifiedName(relay.name, res.name),
+            uri: qualifiedUri(relay.name, res.uri),
+          }),
+        ),
+      };
+    }),
   );
   server.setRequestHandler(
     ListResourceTemplatesRequestSchema,
-    guarded(async (_r, extra) => ({
-      resourceTemplates: await gather(offering("resources", context(extra)), async (relay) =>
-        (
-          await allPages(
-            (cursor) => relay.listResourceTemplates({ cursor }, context(extra)),
-            (page) => page.resourceTemplates,
-          )
-        ).map((t) => ({
-          ...t,
-          name: qualifiedName(relay.name, t.name),
-          uriTemplate: qualifiedUriTemplate(relay.name, t.uriTemplate),
-        })),
-      ),
-    })),
+    guarded(async (_r, extra) => {
+      const ctx = context(extra);
+      return {
+        resourceTemplates: await gather(
+          "resources",
+          ctx,
+          (relay, cursor) => relay.listResourceTemplates({ cursor }, ctx),
+          (page) => page.resourceTemplates,
+          (relay, t) => ({
+            ...t,
+            name: qualifiedName(relay.name, t.name),
+            uriTemplate: qualifiedUriTemplate(relay.name, t.uriTemplate),
+          }),
+        ),
+      };
+    }),
   );
   server.setRequestHandler(
     ReadResourceRequestSchema,
@@ -149,19 +163,18 @@ export function serveAggregateCatalog(
 
   server.setRequestHandler(
     ListPromptsRequestSchema,
-    guarded(async (_r, extra) => ({
-      prompts: await gather(offering("prompts", context(extra)), async (relay) =>
-        (
-          await allPages(
-            (cursor) => relay.listPrompts({ cursor }, context(extra)),
-            (page) => page.prompts,
-          )
-        ).map((p) => ({
-          ...p,
-          name: qualifiedName(relay.name, p.name),
-        })),
-      ),
-    })),
+    guarded(async (_r, extra) => {
+      const ctx = context(extra);
+      return {
+        prompts: await gather(
+          "prompts",
+          ctx,
+          (relay, cursor) => relay.listPrompts({ cursor }, ctx),
+          (page) => page.prompts,
+          (relay, p) => ({ ...p, name: qualifiedName(relay.name, p.name) }),
+        ),
+      };
+    }),
   );
   server.setRequestHandler(
     GetPromptRequestSchema,
