@@ -3,6 +3,8 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Command, Option } from "commander";
 import { ALL_SCOPES } from "./auth/scopes.js";
 import { createToken } from "./auth/create-token.js";
+import { generateDemo } from "./toolsets/emcp/demo/generate.js";
+import { openDatabase } from "./toolsets/emcp/open-database.js";
 import { Broker } from "./core/broker.js";
 import { createLogger, LOG_LEVELS, type Logger } from "./core/log.js";
 import { packageVersion } from "./core/version.js";
@@ -141,6 +143,27 @@ program
         `config: ${JSON.stringify({ id: entry.id, sha256: entry.sha256, scopes: entry.scopes })}\n` +
         "Add the config line to auth.tokens; give the token to the client. It is not stored anywhere.\n",
     );
+  });
+
+program
+  .command("emcp")
+  .description("the Evolution CMS (eMCP) toolset")
+  .command("demo-db")
+  .description("write a demo Evolution CMS 3 database (deterministic for a given --docs)")
+  .argument("<database>", "sqlite:PATH (or a bare PATH), mysql://… or postgres://…")
+  .option("--docs <n>", "how many documents", "500")
+  .option("--prefix <prefix>", "the table prefix", "evo_")
+  .action(async (database: string, opts: { docs: string; prefix: string }) => {
+    const spec = /^(sqlite:|mysql:|postgres(ql)?:)/.test(database)
+      ? database
+      : `sqlite:${database}`;
+    const { db } = openDatabase(spec, { prefix: opts.prefix });
+    try {
+      await generateDemo(db, opts.prefix, Number(opts.docs));
+    } finally {
+      await db.destroy();
+    }
+    process.stdout.write(`${database}: ${opts.docs} documents written\n`);
   });
 
 program

@@ -29,3 +29,17 @@ export async function redisAvailable(): Promise<boolean> {
   console.warn("skipped: no Redis at 127.0.0.1:6379 (start it, or run in CI where it is required)");
   return false;
 }
+
+export const MARIADB_URL = "mysql://root@127.0.0.1:3306/test";
+export const POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/test";
+
+/** Like redisAvailable, for a database engine on its standard port. */
+export async function engineAvailable(name: string, port: number): Promise<boolean> {
+  if (await reachable(port)) return true;
+  if (process.env.CI === "true")
+    throw new Error(`CI=true but no ${name} answers at 127.0.0.1:${port}`);
+  console.warn(
+    `skipped: no ${name} at 127.0.0.1:${port} (start it, or run in CI where it is required)`,
+  );
+  return false;
+}
