@@ -96,7 +96,31 @@ const HttpSourceSchema = z.strictObject({
   ...mountFields,
 });
 
-export const SourceSchema = z.discriminatedUnion("backend", [StdioSourceSchema, HttpSourceSchema]);
+const EmcpSourceSchema = z.strictObject({
+  backend: z.literal("emcp"),
+  database: z
+    .string()
+    .regex(
+      /^(sqlite:.+|mysql:\/\/.+|postgres(ql)?:\/\/.+)$/,
+      "expected sqlite:PATH, mysql://… or postgres://…",
+    )
+    .describe("The Evolution CMS database, read-only; ${ENV} works for credentials."),
+  table_prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_]*$/)
+    .optional()
+    .describe('Default "evo_".'),
+  max_result_items: z.int().positive().optional().describe("The largest limit; default 100."),
+  max_offset: z.int().nonnegative().optional().describe("The largest offset; default 5000."),
+  max_depth: z.int().positive().optional().describe("The deepest depth; default 6."),
+  ...mountFields,
+});
+
+export const SourceSchema = z.discriminatedUnion("backend", [
+  StdioSourceSchema,
+  HttpSourceSchema,
+  EmcpSourceSchema,
+]);
 
 export interface NodeConfig {
   path: string;
@@ -220,6 +244,7 @@ export type Config = z.infer<typeof ConfigSchema>;
 export type SourceConfig = z.infer<typeof SourceSchema>;
 export type StdioSourceConfig = z.infer<typeof StdioSourceSchema>;
 export type HttpSourceConfig = z.infer<typeof HttpSourceSchema>;
+export type EmcpSourceConfig = z.infer<typeof EmcpSourceSchema>;
 export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
 export type RenderMode = (typeof RENDER_MODES)[number];
 export type Limits = z.infer<typeof LimitsSchema>;

@@ -18,7 +18,19 @@ export function checkMounts(mounts: readonly Mount[]): string[] {
 /** What makes a backend process different: a change here means a restart. */
 export function sourceDefinition(mount: Mount): string {
   const source = mount.source;
-  return source.backend === "stdio"
-    ? JSON.stringify([source.backend, source.command, source.env, source.cwd])
-    : JSON.stringify([source.backend, source.url, source.headers]);
+  switch (source.backend) {
+    case "stdio":
+      return JSON.stringify([source.backend, source.command, source.env, source.cwd]);
+    case "http":
+      return JSON.stringify([source.backend, source.url, source.headers]);
+    case "emcp":
+      return JSON.stringify([
+        source.backend,
+        source.database,
+        source.table_prefix,
+        source.max_result_items,
+        source.max_offset,
+        source.max_depth,
+      ]);
+  }
 }

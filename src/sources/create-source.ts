@@ -1,6 +1,7 @@
 import type { Logger } from "../core/log.js";
 import type { SupervisedRouter } from "../core/router.js";
 import type { Mount } from "../tree/skeleton.js";
+import { EmcpSource } from "../toolsets/emcp/emcp-source.js";
 import { httpBackend } from "./mcp/http-backend.js";
 import { McpSource } from "./mcp/mcp-source.js";
 import { stdioBackend } from "./mcp/stdio-backend.js";
@@ -12,5 +13,7 @@ export function createSource(mount: Mount, log: Logger): SupervisedRouter {
       return new McpSource(mount.id, stdioBackend(mount.id, mount.source, log), log);
     case "http":
       return new McpSource(mount.id, httpBackend(mount.source), log);
+    case "emcp":
+      return new EmcpSource(mount.id, mount.source, log);
   }
 }

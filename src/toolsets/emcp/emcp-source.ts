@@ -1,0 +1,114 @@
+import type {
+  CallToolResult,
+  Implementation,
+  ServerCapabilities,
+  Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Kysely } from "kysely";
+import { BrokerError } from "../../core/errors.js";
+import type { Logger } from "../../core/log.js";
+import type { CallContext, SourceStatus, SupervisedRouter } from "../../core/router.js";
+import { packageVersion } from "../../core/version.js";
+import type { EmcpSourceConfig } from "../../config/schema.js";
+import { openDatabase } from "./open-database.js";
+import type { EvoDatabase } from "./schema.js";
+import { DEFAULT_EMCP_LIMITS, type EmcpLimits } from "./tools/arguments.js";
+import { contentChildren } from "./tools/content-children.js";
+import { contentGet } from "./tools/content-get.js";
+import { TOOLSET_VERSION } from "./tools/responses.js";
+import type { EmcpTool } from "./tools/tool.js";
+
+/**
+ * The eMCP toolset over an Evolution CMS database, read-only, as a source:
+ * its tools are the contract's `evo.*` tools, answered from the database
+ * through Kysely with every value bound and every identifier from a fixed list.
+ */
+export class EmcpSource implements SupervisedRouter {
+  private db: Kysely<EvoDatabase> | null = null;
+  private lastError: string | undefined;
+  private readonly tools: Map<string, EmcpTool>;
+
+  constructor(
+    readonly name: string,
+    private readonly config: EmcpSourceConfig,
+    private readonly log: Logger,
+  ) {
+    const limits: EmcpLimits = {
+      maxResultItems: config.max_result_items ?? DEFAULT_EMCP_LIMITS.maxResultItems,
+      maxOffset: config.max_offset ?? DEFAULT_EMCP_LIMITS.maxOffset,
+      maxDepth: config.max_depth ?? DEFAULT_EMCP_LIMITS.maxDepth,
+    };
+    this.tools = new Map(
+      [contentGet(limits), contentChildren(limits)].map((t) => [t.definition.name, t]),
+    );
+  }
+
+  async start(): Promise<void> {
+    const { db } = openDatabase(this.config.database, {
+      prefix: this.config.table_prefix ?? "evo_",
+      readOnly: true,
+    });
+    try {
+      await db.selectFrom("site_content").select("id").limit(1).execute();
+    } catch (err) {
+      await db.destroy().catch(() => undefined);
+      this.lastError = (err as Error).message;
+      throw new BrokerError(
+        "unavailable",
+        `source ${this.name} cannot read the Evolution CMS database: ${this.lastError}`,
+        {
+          source: this.name,
+        },
+      );
+    }
+    this.db = db;
+    this.lastError = undefined;
+    this.log.info({ source: this.name, tools: this.tools.size }, "source up");
+  }
+
+  status(): SourceStatus {
+    return { up: this.db !== null, restarts: 0, lastError: this.lastError };
+  }
+
+  instructions(): string | undefined {
+    return "Evolution CMS content and models, read-only. Lists need limit; pages never overlap.";
+  }
+
+  /** The contract's metadata: serverInfo.platform and capabilities.evo. */
+  serverInfo(): Implementation {
+    return {
+      name: "eMCP",
+      version: packageVersion,
+      platform: "eMCP",
+      platformVersion: packageVersion,
+    } as Implementation;
+  }
+
+  capabilities(): ServerCapabilities {
+    return { tools: {}, evo: { toolsetVersion: TOOLSET_VERSION } } as ServerCapabilities;
+  }
+
+  async listTools(): Promise<Tool[]> {
+    return [...this.tools.values()].map((t) => t.definition);
+  }
+
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    _ctx: CallContext,
+  ): Promise<CallToolResult> {
+    const tool = this.tools.get(name);
+    if (!tool) throw new BrokerError("not_found", `unknown tool "${name}"`, { tool: name });
+    if (!this.db)
+      throw new BrokerError("unavailable", `source ${this.name} is not connected to its database`, {
+        source: this.name,
+      });
+    return tool.run(this.db, args);
+  }
+
+  async close(): Promise<void> {
+    const db = this.db;
+    this.db = null;
+    await db?.destroy();
+  }
+}

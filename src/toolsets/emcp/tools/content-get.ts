@@ -1,0 +1,32 @@
+import type { Kysely } from "kysely";
+import { ITEM_COLUMNS, loadTvs, parseWithTvs, toItem } from "../items.js";
+import type { EvoDatabase } from "../schema.js";
+import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
+import { itemResult } from "./responses.js";
+import type { EmcpTool } from "./tool.js";
+
+/** `evo.content.get`: one document by id, a deleted one too (with `deleted: true`). */
+export function contentGet(limits: EmcpLimits): EmcpTool {
+  const p = schemaParts(limits);
+  return {
+    definition: toolDefinition(
+      "evo.content.get",
+      "Get one document by id, with the TVs named in with_tvs. item is null when there is no such document.",
+      { id: p.id, with_tvs: p.with_tvs, with_content: p.with_content },
+      ["id"],
+    ),
+    async run(db: Kysely<EvoDatabase>, args) {
+      const withContent = args.with_content === true;
+      const row = await db
+        .selectFrom("site_content")
+        .select([...ITEM_COLUMNS, ...(withContent ? (["content", "introtext"] as const) : [])])
+        .where("id", "=", args.id as number)
+        .executeTakeFirst();
+      const requests = parseWithTvs(args.with_tvs as string[] | undefined);
+      const tvs = await loadTvs(db, row ? [row.id] : [], requests);
+      return itemResult(
+        row ? toItem(row, requests.length > 0 ? tvs.get(row.id) : undefined) : null,
+      );
+    },
+  };
+}
