@@ -52,6 +52,10 @@ describe("evo.content.get and evo.content.children", () => {
       ["evo.content.get", { id: 9999 }],
       ["evo.content.children", { id: 1, limit: 5, with_tvs: ["stock"] }],
       ["evo.content.children", { id: 2, limit: 3, offset: 2, with_content: true }],
+      ["evo.content.siblings", { id: 30, limit: 4, with_tvs: ["price"] }],
+      ["evo.content.descendants", { id: 1, depth: 3, limit: 20 }],
+      ["evo.content.ancestors", { id: 290, limit: 10 }],
+      ["evo.content.root_tree", { depth: 2, limit: 25, offset: 5 }],
     ];
     for (const [tool, args] of questions) {
       const answers = await Promise.all(engines.map(([engine]) => call(engine, tool, args)));
@@ -174,5 +178,84 @@ describe("evo.content.get and evo.content.children", () => {
       platformVersion: expect.any(String),
     });
     expect(message.result.capabilities.evo).toEqual({ toolsetVersion: "1.0" });
+  });
+});
+
+describe("the tree tools against the tables themselves", () => {
+  let docs: { id: number; parent: number; deleted: number; menuindex: number }[];
+  beforeAll(async () => {
+    const { db } = openDatabase(sqlite, { prefix });
+    docs = await db
+      .selectFrom("site_content")
+      .select(["id", "parent", "deleted", "menuindex"])
+      .execute();
+    await db.destroy();
+  });
+  const live = () => docs.filter((d) => d.deleted === 0);
+  const byMenu = (a: { menuindex: number; id: number }, b: { menuindex: number; id: number }) =>
+    a.menuindex - b.menuindex || a.id - b.id;
+  const ids = async (tool: string, args: unknown) =>
+    structured(await call("sqlite", tool, args)).items.map((i: { id: number }) => i.id);
+  const chain = (id: number) => {
+    const out: number[] = [];
+    for (
+      let at = docs.find((d) => d.id === id)!.parent;
+      at !== 0;
+      at = docs.find((d) => d.id === at)!.parent
+    )
+      out.push(at);
+    return out;
+  };
+
+  it("ancestors: the chain to the root, nearest first; depth limits it", async () => {
+    const deep = live().find(
+      (d) =>
+        chain(d.id).length >= 3 &&
+        chain(d.id).every((a) => docs.find((x) => x.id === a)!.deleted === 0),
+    )!;
+    expect(await ids("evo.content.ancestors", { id: deep.id, limit: 10 })).toEqual(chain(deep.id));
+    expect(await ids("evo.content.ancestors", { id: deep.id, depth: 1, limit: 10 })).toEqual([
+      deep.parent,
+    ]);
+  });
+
+  it("descendants: level by level, each in menu order, deleted left out", async () => {
+    const top = 1;
+    const level1 = live()
+      .filter((d) => d.parent === top)
+      .sort(byMenu);
+    const level2 = live()
+      .filter(
+        (d) =>
+          level1.some((p) => p.id === d.parent) ||
+          docs.some((p) => p.parent === top && p.deleted === 1 && p.id === d.parent),
+      )
+      .sort((a, b) => a.parent - b.parent || byMenu(a, b));
+    expect(await ids("evo.content.descendants", { id: top, limit: 100 })).toEqual(
+      level1.map((d) => d.id),
+    );
+    expect(await ids("evo.content.descendants", { id: top, depth: 2, limit: 100 })).toEqual(
+      [...level1, ...level2].map((d) => d.id),
+    );
+  });
+
+  it("siblings: the same parent, menu order, without the document itself", async () => {
+    const doc = live().find(
+      (d) => d.parent !== 0 && live().filter((s) => s.parent === d.parent).length > 2,
+    )!;
+    const expected = live()
+      .filter((s) => s.parent === doc.parent && s.id !== doc.id)
+      .sort(byMenu)
+      .map((s) => s.id);
+    expect(await ids("evo.content.siblings", { id: doc.id, limit: 100 })).toEqual(expected);
+  });
+
+  it("root_tree with depth 1: the top-level documents", async () => {
+    expect(await ids("evo.content.root_tree", { limit: 100 })).toEqual(
+      live()
+        .filter((d) => d.parent === 0)
+        .sort(byMenu)
+        .map((d) => d.id),
+    );
   });
 });

@@ -13,7 +13,11 @@ import type { EmcpSourceConfig } from "../../config/schema.js";
 import { openDatabase } from "./open-database.js";
 import type { EvoDatabase } from "./schema.js";
 import { DEFAULT_EMCP_LIMITS, type EmcpLimits } from "./tools/arguments.js";
+import { contentAncestors } from "./tools/content-ancestors.js";
 import { contentChildren } from "./tools/content-children.js";
+import { contentDescendants } from "./tools/content-descendants.js";
+import { contentRootTree } from "./tools/content-root-tree.js";
+import { contentSiblings } from "./tools/content-siblings.js";
 import { contentGet } from "./tools/content-get.js";
 import { TOOLSET_VERSION } from "./tools/responses.js";
 import type { EmcpTool } from "./tools/tool.js";
@@ -38,9 +42,15 @@ export class EmcpSource implements SupervisedRouter {
       maxOffset: config.max_offset ?? DEFAULT_EMCP_LIMITS.maxOffset,
       maxDepth: config.max_depth ?? DEFAULT_EMCP_LIMITS.maxDepth,
     };
-    this.tools = new Map(
-      [contentGet(limits), contentChildren(limits)].map((t) => [t.definition.name, t]),
-    );
+    const tools = [
+      contentGet(limits),
+      contentRootTree(limits),
+      contentDescendants(limits),
+      contentAncestors(limits),
+      contentChildren(limits),
+      contentSiblings(limits),
+    ];
+    this.tools = new Map(tools.map((t) => [t.definition.name, t]));
   }
 
   async start(): Promise<void> {

@@ -1,0 +1,37 @@
+import type { Kysely } from "kysely";
+import type { EvoDatabase } from "../schema.js";
+import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
+import { listDocuments } from "./document-list.js";
+import type { EmcpTool } from "./tool.js";
+
+/** `evo.content.siblings`: the other documents under the same parent, in menu order. */
+export function contentSiblings(limits: EmcpLimits): EmcpTool {
+  const p = schemaParts(limits);
+  return {
+    definition: toolDefinition(
+      "evo.content.siblings",
+      "List the other documents under the same parent as a document, in menu order; the document itself is left out.",
+      {
+        id: p.id,
+        with_tvs: p.with_tvs,
+        with_content: p.with_content,
+        limit: p.limit,
+        offset: p.offset,
+      },
+      ["id", "limit"],
+    ),
+    run: (db: Kysely<EvoDatabase>, args) =>
+      listDocuments(db, args, limits, (q) =>
+        q
+          .where(
+            "parent",
+            "=",
+            db
+              .selectFrom("site_content as self")
+              .select("self.parent")
+              .where("self.id", "=", args.id as number),
+          )
+          .where("id", "!=", args.id as number),
+      ),
+  };
+}
