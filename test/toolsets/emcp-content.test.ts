@@ -56,6 +56,11 @@ describe("evo.content.get and evo.content.children", () => {
       ["evo.content.descendants", { id: 1, depth: 3, limit: 20 }],
       ["evo.content.ancestors", { id: 290, limit: 10 }],
       ["evo.content.root_tree", { depth: 2, limit: 25, offset: 5 }],
+      ["evo.content.neighbors", { id: 40, with_tvs: ["price"] }],
+      ["evo.content.prev_siblings", { id: 40, limit: 10 }],
+      ["evo.content.next_siblings", { id: 40, limit: 10 }],
+      ["evo.content.children_range", { id: 2, from: 1, to: 3, limit: 10 }],
+      ["evo.content.siblings_range", { id: 40, from: 0, limit: 10 }],
     ];
     for (const [tool, args] of questions) {
       const answers = await Promise.all(engines.map(([engine]) => call(engine, tool, args)));
@@ -257,5 +262,99 @@ describe("the tree tools against the tables themselves", () => {
         .sort(byMenu)
         .map((d) => d.id),
     );
+  });
+});
+
+describe("the post-MVP sibling tools against the tables themselves", () => {
+  let docs: { id: number; parent: number; deleted: number; menuindex: number }[];
+  beforeAll(async () => {
+    const { db } = openDatabase(sqlite, { prefix });
+    docs = await db
+      .selectFrom("site_content")
+      .select(["id", "parent", "deleted", "menuindex"])
+      .execute();
+    await db.destroy();
+  });
+  const byMenu = (a: { menuindex: number; id: number }, b: { menuindex: number; id: number }) =>
+    a.menuindex - b.menuindex || a.id - b.id;
+  const answer = async (tool: string, args: unknown) =>
+    structured(await call("sqlite", tool, args));
+  const siblingsOf = (id: number) => {
+    const doc = docs.find((d) => d.id === id)!;
+    return docs
+      .filter((d) => d.parent === doc.parent && d.deleted === 0 && d.id !== id)
+      .sort(byMenu);
+  };
+  const middle = () =>
+    docs.find(
+      (d) =>
+        d.deleted === 0 &&
+        d.parent !== 0 &&
+        siblingsOf(d.id).length >= 4 &&
+        siblingsOf(d.id).some((s) => byMenu(s, d) < 0),
+    )!;
+
+  it("prev_siblings and next_siblings split the siblings at the document, in menu order", async () => {
+    const doc = middle();
+    const before = siblingsOf(doc.id)
+      .filter((s) => byMenu(s, doc) < 0)
+      .map((s) => s.id);
+    const after = siblingsOf(doc.id)
+      .filter((s) => byMenu(s, doc) > 0)
+      .map((s) => s.id);
+    expect(
+      (await answer("evo.content.prev_siblings", { id: doc.id, limit: 100 })).items.map(
+        (i: any) => i.id,
+      ),
+    ).toEqual(before);
+    expect(
+      (await answer("evo.content.next_siblings", { id: doc.id, limit: 100 })).items.map(
+        (i: any) => i.id,
+      ),
+    ).toEqual(after);
+  });
+
+  it("neighbors: the immediate previous and next, named in meta", async () => {
+    const doc = middle();
+    const before = siblingsOf(doc.id).filter((s) => byMenu(s, doc) < 0);
+    const after = siblingsOf(doc.id).filter((s) => byMenu(s, doc) > 0);
+    const got = await answer("evo.content.neighbors", { id: doc.id });
+    expect(got.meta).toMatchObject({ prev: before.at(-1)?.id ?? null, next: after[0]?.id ?? null });
+    expect(got.items.map((i: any) => i.id)).toEqual(
+      [before.at(-1), after[0]].filter(Boolean).map((d) => d!.id),
+    );
+    expect((await answer("evo.content.neighbors", { id: 99999 })).meta).toMatchObject({
+      prev: null,
+      next: null,
+      count: 0,
+    });
+  });
+
+  it("children_range and siblings_range take both bounds as included", async () => {
+    const doc = middle();
+    const parent = doc.parent;
+    const children = docs.filter((d) => d.parent === parent && d.deleted === 0).sort(byMenu);
+    const [from, to] = [children[1]!.menuindex, children[3]!.menuindex];
+    const inRange = children
+      .filter((c) => c.menuindex >= from && c.menuindex <= to)
+      .map((c) => c.id);
+    expect(
+      (await answer("evo.content.children_range", { id: parent, from, to, limit: 100 })).items.map(
+        (i: any) => i.id,
+      ),
+    ).toEqual(inRange);
+    expect(
+      (await answer("evo.content.siblings_range", { id: doc.id, from, to, limit: 100 })).items.map(
+        (i: any) => i.id,
+      ),
+    ).toEqual(inRange.filter((id) => id !== doc.id));
+    const refused = await call("sqlite", "evo.content.children_range", {
+      id: parent,
+      from: 5,
+      to: 2,
+      limit: 10,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toBe("to (2) must be at least from (5)");
   });
 });

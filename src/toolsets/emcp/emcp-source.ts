@@ -16,7 +16,10 @@ import { DEFAULT_EMCP_LIMITS, type EmcpLimits } from "./tools/arguments.js";
 import { contentAncestors } from "./tools/content-ancestors.js";
 import { contentChildren } from "./tools/content-children.js";
 import { contentDescendants } from "./tools/content-descendants.js";
+import { contentNeighbors } from "./tools/content-neighbors.js";
+import { contentRange } from "./tools/content-ranges.js";
 import { contentRootTree } from "./tools/content-root-tree.js";
+import { contentSiblingSide } from "./tools/content-sibling-sides.js";
 import { contentSiblings } from "./tools/content-siblings.js";
 import { contentGet } from "./tools/content-get.js";
 import { TOOLSET_VERSION } from "./tools/responses.js";
@@ -49,6 +52,11 @@ export class EmcpSource implements SupervisedRouter {
       contentAncestors(limits),
       contentChildren(limits),
       contentSiblings(limits),
+      contentNeighbors(limits),
+      contentSiblingSide("prev", limits),
+      contentSiblingSide("next", limits),
+      contentRange("children", limits),
+      contentRange("siblings", limits),
     ];
     this.tools = new Map(tools.map((t) => [t.definition.name, t]));
   }

@@ -1,0 +1,60 @@
+import type { Kysely } from "kysely";
+import { BrokerError } from "../../../core/errors.js";
+import type { EvoDatabase } from "../schema.js";
+import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
+import { listDocuments } from "./document-list.js";
+import { listResult } from "./responses.js";
+import { placeOf } from "./sibling-order.js";
+import type { EmcpTool } from "./tool.js";
+
+/**
+ * `evo.content.children_range` and `evo.content.siblings_range`: children of
+ * a document, or its siblings (itself left out), whose menuindex lies between
+ * `from` and `to`, both included (`to` optional, at least `from`).
+ */
+export function contentRange(of: "children" | "siblings", limits: EmcpLimits): EmcpTool {
+  const p = schemaParts(limits);
+  const bound = (what: string) => ({
+    type: "integer",
+    description: `${what} menuindex, included.`,
+  });
+  return {
+    definition: toolDefinition(
+      `evo.content.${of}_range`,
+      `List the ${of} of a document whose menuindex lies between from and to (both included), in menu order.`,
+      {
+        id: p.id,
+        from: bound("The lowest"),
+        to: bound("The highest (at least from; none: no upper bound)"),
+        with_tvs: p.with_tvs,
+        with_content: p.with_content,
+        limit: p.limit,
+        offset: p.offset,
+      },
+      ["id", "from", "limit"],
+    ),
+    async run(db: Kysely<EvoDatabase>, args) {
+      const from = args.from as number;
+      const to = args.to as number | undefined;
+      if (to !== undefined && to < from) {
+        throw new BrokerError("invalid_params", `to (${to}) must be at least from (${from})`, {
+          from,
+          to,
+        });
+      }
+      let parent = args.id as number;
+      if (of === "siblings") {
+        const place = await placeOf(db, args.id as number);
+        if (!place) return listResult([], Number(args.limit), Number(args.offset ?? 0), false);
+        parent = place.parent;
+      }
+      return listDocuments(db, args, limits, (q) =>
+        q
+          .where("parent", "=", parent)
+          .where("menuindex", ">=", from)
+          .$if(to !== undefined, (w) => w.where("menuindex", "<=", to!))
+          .$if(of === "siblings", (w) => w.where("id", "!=", args.id as number)),
+      );
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { Kysely } from "kysely";
+import type { EvoDatabase } from "../schema.js";
+import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
+import { listDocuments } from "./document-list.js";
+import { listResult } from "./responses.js";
+import { placeOf } from "./sibling-order.js";
+import type { EmcpTool } from "./tool.js";
+
+/**
+ * `evo.content.prev_siblings` and `evo.content.next_siblings`: the siblings
+ * before or after a document in menu order (menuindex, then id), listed in
+ * that order.
+ */
+export function contentSiblingSide(side: "prev" | "next", limits: EmcpLimits): EmcpTool {
+  const p = schemaParts(limits);
+  const name = side === "prev" ? "evo.content.prev_siblings" : "evo.content.next_siblings";
+  return {
+    definition: toolDefinition(
+      name,
+      `List the siblings ${side === "prev" ? "before" : "after"} a document in menu order.`,
+      {
+        id: p.id,
+        with_tvs: p.with_tvs,
+        with_content: p.with_content,
+        limit: p.limit,
+        offset: p.offset,
+      },
+      ["id", "limit"],
+    ),
+    async run(db: Kysely<EvoDatabase>, args) {
+      const place = await placeOf(db, args.id as number);
+      if (!place) return listResult([], Number(args.limit), Number(args.offset ?? 0), false);
+      const before = side === "prev";
+      return listDocuments(db, args, limits, (q) =>
+        q
+          .where("parent", "=", place.parent)
+          .where((eb) =>
+            eb.or([
+              eb("menuindex", before ? "<" : ">", place.menuindex),
+              eb.and([
+                eb("menuindex", "=", place.menuindex),
+                eb("id", before ? "<" : ">", place.id),
+              ]),
+            ]),
+          ),
+      );
+    },
+  };
+}
