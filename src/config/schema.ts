@@ -4,6 +4,7 @@
  * Objects are strict so that a misspelt key is an error, not a silent default.
  */
 import { z } from "zod";
+import { MODEL_NAMES } from "../toolsets/emcp/models.js";
 
 export const RENDER_MODES = ["mcp", "text", "json"] as const;
 export const EXPOSE_MODES = ["meta", "flat", "both"] as const;
@@ -113,6 +114,11 @@ const EmcpSourceSchema = z.strictObject({
   max_result_items: z.int().positive().optional().describe("The largest limit; default 100."),
   max_offset: z.int().nonnegative().optional().describe("The largest offset; default 5000."),
   max_depth: z.int().positive().optional().describe("The deepest depth; default 6."),
+  models: z
+    .array(z.enum(MODEL_NAMES))
+    .min(1)
+    .optional()
+    .describe("Narrows the models evo.model.* may read; default all of them."),
   ...mountFields,
 });
 

@@ -11,7 +11,10 @@ import type { CallContext, SourceStatus, SupervisedRouter } from "../../core/rou
 import { packageVersion } from "../../core/version.js";
 import type { EmcpSourceConfig } from "../../config/schema.js";
 import { openDatabase } from "./open-database.js";
+import { MODEL_NAMES } from "./models.js";
 import type { EvoDatabase } from "./schema.js";
+import { modelGet } from "./tools/model-get.js";
+import { modelList } from "./tools/model-list.js";
 import { DEFAULT_EMCP_LIMITS, type EmcpLimits } from "./tools/arguments.js";
 import { contentAncestors } from "./tools/content-ancestors.js";
 import { contentChildren } from "./tools/content-children.js";
@@ -45,6 +48,7 @@ export class EmcpSource implements SupervisedRouter {
       maxOffset: config.max_offset ?? DEFAULT_EMCP_LIMITS.maxOffset,
       maxDepth: config.max_depth ?? DEFAULT_EMCP_LIMITS.maxDepth,
     };
+    const models = config.models ?? MODEL_NAMES;
     const tools = [
       contentGet(limits),
       contentRootTree(limits),
@@ -57,6 +61,8 @@ export class EmcpSource implements SupervisedRouter {
       contentSiblingSide("next", limits),
       contentRange("children", limits),
       contentRange("siblings", limits),
+      modelList(limits, models),
+      modelGet(limits, models),
     ];
     this.tools = new Map(tools.map((t) => [t.definition.name, t]));
   }

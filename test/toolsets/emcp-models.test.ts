@@ -1,0 +1,171 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateDemo } from "../../src/toolsets/emcp/demo/generate.js";
+import { openDatabase } from "../../src/toolsets/emcp/open-database.js";
+import { EVO_TABLES } from "../../src/toolsets/emcp/schema.js";
+import { startBroker, type TestBroker } from "../helpers/broker.js";
+import { engineAvailable, MARIADB_URL, POSTGRES_URL } from "../helpers/services.js";
+
+const prefix = `m${Date.now().toString(36)}${Math.random().toString(36).slice(2, 5)}_`;
+const sqlite = `sqlite:${join(mkdtempSync(join(tmpdir(), "mcp-broker-emcp-")), "evo.sqlite")}`;
+const engines: [string, string][] = [["sqlite", sqlite]];
+if (await engineAvailable("MariaDB", 3306)) engines.push(["mariadb", MARIADB_URL]);
+if (await engineAvailable("PostgreSQL", 5432)) engines.push(["postgres", POSTGRES_URL]);
+
+let broker: TestBroker;
+let values: { id: number; tmplvarid: number; contentid: number; value: string }[];
+beforeAll(async () => {
+  for (const [, url] of engines) {
+    const { db } = openDatabase(url, { prefix });
+    await generateDemo(db, prefix, 200);
+    if (url === sqlite)
+      values = await db.selectFrom("site_tmplvar_contentvalues").selectAll().execute();
+    await db.destroy();
+  }
+  broker = await startBroker({
+    tree: engines.map(([name, database]) => ({
+      path: `/${name}`,
+      source: { backend: "emcp", database, table_prefix: prefix },
+    })),
+  });
+}, 60_000);
+afterAll(async () => {
+  await broker?.close();
+  for (const [name, url] of engines) {
+    if (name === "sqlite") continue;
+    const { db } = openDatabase(url, { prefix });
+    for (const table of [...EVO_TABLES].reverse())
+      await db.schema.dropTable(table).ifExists().execute();
+    await db.destroy();
+  }
+});
+
+const call = (engine: string, tool: string, args: unknown) =>
+  broker.post("/meta_call", { path: `/${engine}/${tool}`, args });
+const items = async (engine: string, args: unknown) =>
+  (await call(engine, "evo.model.list", args)).body.output.structuredContent.items;
+
+describe("evo.model.list and evo.model.get", () => {
+  it("never return sensitive columns, though the database has them", async () => {
+    for (const [engine] of engines) {
+      const users = await items(engine, { model: "User", limit: 10 });
+      expect(users).toEqual([
+        { id: 1, username: "admin" },
+        { id: 2, username: "editor" },
+        { id: 3, username: "viewer" },
+      ]);
+      const attributes = await items(engine, { model: "UserAttribute", limit: 10 });
+      expect(JSON.stringify(attributes)).not.toMatch(
+        /session|password|token|cachepwd|verified_key/i,
+      );
+      const one = (await call(engine, "evo.model.get", { model: "User", id: 1 })).body.output
+        .structuredContent;
+      expect(one).toEqual({ item: { id: 1, username: "admin" }, meta: { toolsetVersion: "1.0" } });
+    }
+  });
+
+  const where = (field: string, op: string, value?: unknown) => ({
+    model: "SiteTmplvarContentvalue",
+    filters: { where: [{ field, op, ...(value === undefined ? {} : { value }) }] },
+    order_by: "id",
+    limit: 100,
+  });
+  it.each([
+    ["=", "value", "red", (v: string) => v === "red"],
+    ["!=", "tmplvarid", 1, (_v: string, tv: number) => tv !== 1],
+    [">", "tmplvarid", 3, (_v: string, tv: number) => tv > 3],
+    [">=", "tmplvarid", 3, (_v: string, tv: number) => tv >= 3],
+    ["<", "tmplvarid", 2, (_v: string, tv: number) => tv < 2],
+    ["<=", "tmplvarid", 2, (_v: string, tv: number) => tv <= 2],
+    ["in", "value", ["red", "blue"], (v: string) => v === "red" || v === "blue"],
+    ["not_in", "tmplvarid", [1, 2, 3], (_v: string, tv: number) => ![1, 2, 3].includes(tv)],
+    ["like", "value", "lu", (v: string) => v.includes("lu")],
+    ["like-r", "value", "bl", (v: string) => v.startsWith("bl")],
+    ["like-l", "value", "ed", (v: string) => v.endsWith("ed")],
+    ["like", "value", "%", (v: string) => v.includes("%")],
+    ["like", "value", "n/_", (v: string) => v.includes("n/_")],
+    ["!null", "value", undefined, () => true],
+    ["null", "value", undefined, () => false],
+  ])("op %s filters exactly, on every engine", async (op, field, value, keep) => {
+    const expected = values
+      .filter((v) => keep(v.value, v.tmplvarid))
+      .slice(0, 100)
+      .map((v) => v.id);
+    for (const [engine] of engines) {
+      expect(
+        (await items(engine, where(field, op, value))).map((r: { id: number }) => r.id),
+      ).toEqual(expected);
+    }
+  });
+
+  it("orders by an allowlisted field, then id, and answers alike on every engine", async () => {
+    const args = { model: "SiteTmplvar", order_by: "name", order_dir: "desc", limit: 10 };
+    const answers = await Promise.all(engines.map(([engine]) => items(engine, args)));
+    expect(answers[0]!.map((t: { name: string }) => t.name)).toEqual([
+      "tags",
+      "stock",
+      "release_date",
+      "rating",
+      "price",
+      "color",
+    ]);
+    for (const a of answers.slice(1)) expect(a).toEqual(answers[0]);
+  });
+
+  it.each([
+    [{ model: "Nope", limit: 5 }, 404, /unknown model "Nope"; the models are SiteTemplate, /],
+    [
+      { model: "User", limit: 5, filters: { where: [{ field: "password", op: "=", value: "x" }] } },
+      400,
+      /field "password" is not readable; the fields are id, username/,
+    ],
+    [
+      { model: "User", limit: 5, order_by: "password" },
+      400,
+      /order_by: field "password" is not readable/,
+    ],
+    [
+      { model: "User", limit: 5, filters: { where: [{ field: "id", op: "in", value: [] }] } },
+      400,
+      /non-empty array/,
+    ],
+    [
+      { model: "User", limit: 5, filters: { where: [{ field: "id", op: "null", value: 1 }] } },
+      400,
+      /takes no value/,
+    ],
+    [
+      { model: "User", limit: 5, filters: { where: [{ field: "id", op: "regexp", value: 1 }] } },
+      400,
+      /op/,
+    ],
+    [{ model: "User", limit: 5, filters: "id = 1" }, 400, /filters/],
+  ])("refuses %j", async (args, status, message) => {
+    const res = await call("sqlite", "evo.model.list", args);
+    expect(res.status).toBe(status);
+    expect(res.body.error.message).toMatch(message);
+  });
+
+  it("matches injection attempts literally, and leaves the tables as they were", async () => {
+    const attempt = "x' OR '1'='1'; DROP TABLE users; --";
+    for (const [engine] of engines) {
+      expect(
+        await items(engine, {
+          model: "User",
+          limit: 5,
+          filters: { where: [{ field: "username", op: "=", value: attempt }] },
+        }),
+      ).toEqual([]);
+      expect(
+        await items(engine, {
+          model: "User",
+          limit: 5,
+          filters: { where: [{ field: "username", op: "like", value: attempt }] },
+        }),
+      ).toEqual([]);
+      expect(await items(engine, { model: "User", limit: 5 })).toHaveLength(3);
+    }
+  });
+});
