@@ -5,7 +5,7 @@
  * in-process SDK server on Streamable HTTP). Also the size of tools/list in meta
  * and flat mode for the demo config. Prints a Markdown report.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
@@ -322,6 +322,24 @@ async function main(): Promise<void> {
     (pid) => childPids(pid).length === 0,
   ).length;
   const proxyBackends = childPids(proxy.pid!).length;
+  // The demo mounts a CMS database that `npm start` writes first; so does this.
+  spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "src/cli.ts",
+      "emcp",
+      "demo-db",
+      "examples/demo-cms.sqlite",
+      "--docs",
+      "500",
+    ],
+    {
+      cwd: root,
+      stdio: "ignore",
+    },
+  );
   const demo = JSON.parse(readFileSync(join(root, "examples/demo.json"), "utf8"));
   const sizes: Record<string, number> = {};
   for (const expose of ["meta", "flat"] as const) {
