@@ -31,6 +31,11 @@ export class SourceRelay {
     return this.mount.name;
   }
 
+  /** The error profile of the source's own endpoint: `emcp` for an eMCP toolset (DESIGN.md). */
+  get errorProfile(): "mcp" | "emcp" {
+    return this.mount.source.backend === "emcp" ? "emcp" : "mcp";
+  }
+
   serverInfo() {
     return this.router.serverInfo?.();
   }

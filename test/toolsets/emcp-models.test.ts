@@ -6,6 +6,7 @@ import { generateDemo } from "../../src/toolsets/emcp/demo/generate.js";
 import { openDatabase } from "../../src/toolsets/emcp/open-database.js";
 import { EVO_TABLES } from "../../src/toolsets/emcp/schema.js";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
+import { connectHttp } from "../helpers/mcp-client.js";
 import { engineAvailable, MARIADB_URL, POSTGRES_URL } from "../helpers/services.js";
 
 const prefix = `m${Date.now().toString(36)}${Math.random().toString(36).slice(2, 5)}_`;
@@ -167,5 +168,45 @@ describe("evo.model.list and evo.model.get", () => {
       ).toEqual([]);
       expect(await items(engine, { model: "User", limit: 5 })).toHaveLength(3);
     }
+  });
+});
+
+describe("the eMCP error profile on the toolset's own endpoint", () => {
+  it("answers invalid params with -32602 and unknown tools and models with -32601, as protocol errors", async () => {
+    const client = await connectHttp(broker.url, {}, { path: "/mcp/sqlite" });
+    await expect(
+      client.callTool({ name: "evo.content.children", arguments: { id: 1, limit: 500 } }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("limit"),
+    });
+    await expect(
+      client.callTool({ name: "evo.model.get", arguments: { model: "Nope", id: 1 } }),
+    ).rejects.toMatchObject({
+      code: -32601,
+      message: expect.stringContaining('unknown model "Nope"'),
+    });
+    await expect(
+      client.callTool({ name: "evo.content.nope", arguments: {} }),
+    ).rejects.toMatchObject({ code: -32601 });
+    const ok = await client.callTool({
+      name: "evo.model.get",
+      arguments: { model: "User", id: 2 },
+    });
+    expect(ok.structuredContent).toEqual({
+      item: { id: 2, username: "editor" },
+      meta: { toolsetVersion: "1.0" },
+    });
+    await client.close();
+  });
+
+  it("while the aggregated /mcp keeps the MCP profile: a tool result with isError", async () => {
+    const client = await connectHttp(broker.url);
+    const result = await client.callTool({
+      name: "meta_call",
+      arguments: { path: "/sqlite/evo.content.children", args: { id: 1, limit: 500 } },
+    });
+    expect(result.isError).toBe(true);
+    await client.close();
   });
 });

@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CallOutput } from "../../core/broker.js";
 import { asBrokerError, type BrokerError } from "../../core/errors.js";
-import { isRefusal, protocolError } from "./protocol-error.js";
+import { isRefusal, protocolError, type ErrorProfile } from "./protocol-error.js";
 
 /** A broker call's output as an MCP tool result: untouched in `mcp` mode, one text part otherwise. */
 export function toCallToolResult(out: CallOutput): CallToolResult {
@@ -29,8 +29,10 @@ function asText(value: unknown): string {
  * Failures become `isError` results the model can read and correct; policy
  * refusals and internal failures are JSON-RPC errors (see protocolError).
  */
-export function asToolError(err: unknown): CallToolResult {
+export function asToolError(err: unknown, profile: ErrorProfile = "mcp"): CallToolResult {
   const e = asBrokerError(err);
-  if (e.kind === "internal" || isRefusal(e)) throw protocolError(e);
+  if (e.kind === "internal" || isRefusal(e)) throw protocolError(e, profile);
+  if (profile === "emcp" && (e.kind === "invalid_params" || e.kind === "not_found"))
+    throw protocolError(e, profile);
   return errorResult(e);
 }

@@ -3,10 +3,17 @@ import { asBrokerError, type BrokerError, type ErrorKind } from "../../core/erro
 import type { BackendProtocolError } from "../../sources/mcp/errors.js";
 import { REST_STATUS } from "../rest/status.js";
 
-/** JSON-RPC codes of the error kinds on MCP endpoints, where a failure is a protocol error. */
-const CODES: Partial<Record<ErrorKind, number>> = {
-  invalid_params: ErrorCode.InvalidParams,
-  not_found: ErrorCode.InvalidParams,
+/**
+ * The error profiles of DESIGN.md: `mcp` (the specification) and `emcp` (the
+ * eMCP contract, on the endpoint of an eMCP toolset), where invalid arguments
+ * and unknown tools or models are protocol errors, not tool results.
+ */
+export type ErrorProfile = "mcp" | "emcp";
+
+/** JSON-RPC codes of the error kinds, where a failure is a protocol error. */
+const CODES: Record<ErrorProfile, Partial<Record<ErrorKind, number>>> = {
+  mcp: { invalid_params: ErrorCode.InvalidParams, not_found: ErrorCode.InvalidParams },
+  emcp: { invalid_params: ErrorCode.InvalidParams, not_found: ErrorCode.MethodNotFound },
 };
 
 /** Refusals by policy: HTTP statuses in REST, so errors with that status in `data` in MCP. */
@@ -29,7 +36,10 @@ export function isRefusal(err: BrokerError): boolean {
  * `message` and `data` from what is thrown (an McpError would prefix the
  * message once more).
  */
-export function protocolError(err: unknown): Error & { code: number; data?: unknown } {
+export function protocolError(
+  err: unknown,
+  profile: ErrorProfile = "mcp",
+): Error & { code: number; data?: unknown } {
   const e = asBrokerError(err);
   const backend = e.details?.backend as BackendProtocolError | undefined;
   if (backend)
@@ -42,5 +52,7 @@ export function protocolError(err: unknown): Error & { code: number; data?: unkn
   }
   if (e.details?.unsupported === true)
     return Object.assign(new Error(e.message), { code: ErrorCode.MethodNotFound });
-  return Object.assign(new Error(e.message), { code: CODES[e.kind] ?? ErrorCode.InternalError });
+  return Object.assign(new Error(e.message), {
+    code: CODES[profile][e.kind] ?? ErrorCode.InternalError,
+  });
 }

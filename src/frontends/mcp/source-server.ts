@@ -61,19 +61,20 @@ export function createSourceServer(broker: Broker, name: string, principal: Prin
       .tools()
       .filter((t) => allows(principal, "call", current().leaf(t.name).path)),
   }));
+  const profile = relay.errorProfile;
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name: tool, arguments: args = {} } = request.params;
     let path: string;
     try {
       path = current().leaf(tool).path;
     } catch (err) {
-      throw protocolError(err);
+      throw protocolError(err, profile);
     }
     try {
       const out = await broker.call(path, args, ctx(extra, request.params._meta));
       return toCallToolResult(out);
     } catch (err) {
-      return asToolError(err);
+      return asToolError(err, profile);
     }
   });
 
