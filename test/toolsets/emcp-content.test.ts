@@ -1,28 +1,16 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateDemo } from "../../src/toolsets/emcp/demo/generate.js";
 import { openDatabase } from "../../src/toolsets/emcp/open-database.js";
-import { EVO_TABLES } from "../../src/toolsets/emcp/schema.js";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
+import { demoEngines } from "../helpers/emcp.js";
 import { postMcp } from "../helpers/mcp-client.js";
-import { engineAvailable, MARIADB_URL, POSTGRES_URL } from "../helpers/services.js";
 
 const DOCS = 300;
-const prefix = `c${Date.now().toString(36)}${Math.random().toString(36).slice(2, 5)}_`;
-const sqlite = `sqlite:${join(mkdtempSync(join(tmpdir(), "mcp-broker-emcp-")), "evo.sqlite")}`;
-const engines: [string, string][] = [["sqlite", sqlite]];
-if (await engineAvailable("MariaDB", 3306)) engines.push(["mariadb", MARIADB_URL]);
-if (await engineAvailable("PostgreSQL", 5432)) engines.push(["postgres", POSTGRES_URL]);
+const demo = await demoEngines("c");
+const { engines, sqlite, prefix } = demo;
 
 let broker: TestBroker;
 beforeAll(async () => {
-  for (const [, url] of engines) {
-    const { db } = openDatabase(url, { prefix });
-    await generateDemo(db, prefix, DOCS);
-    await db.destroy();
-  }
+  await demo.load(DOCS);
   broker = await startBroker({
     tree: engines.map(([name, database]) => ({
       path: `/${name}`,
@@ -32,13 +20,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await broker?.close();
-  for (const [name, url] of engines) {
-    if (name === "sqlite") continue;
-    const { db } = openDatabase(url, { prefix });
-    for (const table of [...EVO_TABLES].reverse())
-      await db.schema.dropTable(table).ifExists().execute();
-    await db.destroy();
-  }
+  await demo.drop();
 });
 
 const call = async (engine: string, tool: string, args: unknown) =>

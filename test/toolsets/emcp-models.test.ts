@@ -1,30 +1,19 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateDemo } from "../../src/toolsets/emcp/demo/generate.js";
 import { openDatabase } from "../../src/toolsets/emcp/open-database.js";
-import { EVO_TABLES } from "../../src/toolsets/emcp/schema.js";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
+import { demoEngines } from "../helpers/emcp.js";
 import { connectHttp } from "../helpers/mcp-client.js";
-import { engineAvailable, MARIADB_URL, POSTGRES_URL } from "../helpers/services.js";
 
-const prefix = `m${Date.now().toString(36)}${Math.random().toString(36).slice(2, 5)}_`;
-const sqlite = `sqlite:${join(mkdtempSync(join(tmpdir(), "mcp-broker-emcp-")), "evo.sqlite")}`;
-const engines: [string, string][] = [["sqlite", sqlite]];
-if (await engineAvailable("MariaDB", 3306)) engines.push(["mariadb", MARIADB_URL]);
-if (await engineAvailable("PostgreSQL", 5432)) engines.push(["postgres", POSTGRES_URL]);
+const demo = await demoEngines("m");
+const { engines, sqlite, prefix } = demo;
 
 let broker: TestBroker;
 let values: { id: number; tmplvarid: number; contentid: number; value: string }[];
 beforeAll(async () => {
-  for (const [, url] of engines) {
-    const { db } = openDatabase(url, { prefix });
-    await generateDemo(db, prefix, 200);
-    if (url === sqlite)
-      values = await db.selectFrom("site_tmplvar_contentvalues").selectAll().execute();
-    await db.destroy();
-  }
+  await demo.load(200);
+  const { db } = openDatabase(sqlite, { prefix });
+  values = await db.selectFrom("site_tmplvar_contentvalues").selectAll().execute();
+  await db.destroy();
   broker = await startBroker({
     tree: engines.map(([name, database]) => ({
       path: `/${name}`,
@@ -34,13 +23,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await broker?.close();
-  for (const [name, url] of engines) {
-    if (name === "sqlite") continue;
-    const { db } = openDatabase(url, { prefix });
-    for (const table of [...EVO_TABLES].reverse())
-      await db.schema.dropTable(table).ifExists().execute();
-    await db.destroy();
-  }
+  await demo.drop();
 });
 
 const call = (engine: string, tool: string, args: unknown) =>

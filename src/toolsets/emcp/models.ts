@@ -4,6 +4,18 @@ import type { EvoDatabase } from "./schema.js";
  * The models `evo.model.*` may read, each with its table and its readable
  * fields only: no password, token or session columns, no stored code.
  */
+/** Snippets, plugins and modules: their code stays out. */
+const ELEMENT_FIELDS = [
+  "id",
+  "name",
+  "description",
+  "category",
+  "locked",
+  "disabled",
+  "createdon",
+  "editedon",
+] as const;
+
 export const MODELS = {
   SiteTemplate: {
     table: "site_templates",
@@ -32,42 +44,15 @@ export const MODELS = {
   },
   SiteSnippet: {
     table: "site_snippets",
-    fields: [
-      "id",
-      "name",
-      "description",
-      "category",
-      "locked",
-      "disabled",
-      "createdon",
-      "editedon",
-    ],
+    fields: ELEMENT_FIELDS,
   },
   SitePlugin: {
     table: "site_plugins",
-    fields: [
-      "id",
-      "name",
-      "description",
-      "category",
-      "locked",
-      "disabled",
-      "createdon",
-      "editedon",
-    ],
+    fields: ELEMENT_FIELDS,
   },
   SiteModule: {
     table: "site_modules",
-    fields: [
-      "id",
-      "name",
-      "description",
-      "category",
-      "locked",
-      "disabled",
-      "createdon",
-      "editedon",
-    ],
+    fields: ELEMENT_FIELDS,
   },
   Category: { table: "categories", fields: ["id", "category", "rank"] },
   User: { table: "users", fields: ["id", "username"] },
