@@ -23,6 +23,14 @@ export const ITEM_COLUMNS = [
   "type",
 ] as const satisfies readonly (keyof SiteContent)[];
 
+/** The columns of a call's items: `content` and `introtext` too with `with_content`. */
+export function itemColumns(args: Record<string, unknown>) {
+  return [
+    ...ITEM_COLUMNS,
+    ...(args.with_content === true ? (["content", "introtext"] as const) : []),
+  ];
+}
+
 export type ItemRow = Pick<SiteContent, (typeof ITEM_COLUMNS)[number]> &
   Partial<Pick<SiteContent, "content" | "introtext">>;
 
@@ -99,4 +107,19 @@ export async function loadTvs(
     out.set(id, record);
   }
   return out;
+}
+
+/** Rows as the contract's items, with `item.tvs` when the call names `with_tvs`. */
+export async function toItems(
+  db: Kysely<EvoDatabase>,
+  rows: readonly ItemRow[],
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown>[]> {
+  const requests = parseWithTvs(args.with_tvs as string[] | undefined);
+  const tvs = await loadTvs(
+    db,
+    rows.map((r) => r.id),
+    requests,
+  );
+  return rows.map((r) => toItem(r, requests.length > 0 ? tvs.get(r.id) : undefined));
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { ITEM_COLUMNS, loadTvs, parseWithTvs, toItem } from "../items.js";
+import { itemColumns, toItems } from "../items.js";
 import type { EvoDatabase } from "../schema.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { itemResult } from "./responses.js";
@@ -16,17 +16,12 @@ export function contentGet(limits: EmcpLimits): EmcpTool {
       ["id"],
     ),
     async run(db: Kysely<EvoDatabase>, args) {
-      const withContent = args.with_content === true;
       const row = await db
         .selectFrom("site_content")
-        .select([...ITEM_COLUMNS, ...(withContent ? (["content", "introtext"] as const) : [])])
+        .select(itemColumns(args))
         .where("id", "=", args.id as number)
         .executeTakeFirst();
-      const requests = parseWithTvs(args.with_tvs as string[] | undefined);
-      const tvs = await loadTvs(db, row ? [row.id] : [], requests);
-      return itemResult(
-        row ? toItem(row, requests.length > 0 ? tvs.get(row.id) : undefined) : null,
-      );
+      return itemResult(row ? (await toItems(db, [row], args))[0] : null);
     },
   };
 }

@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
-import { ITEM_COLUMNS, loadTvs, parseWithTvs, toItem } from "../items.js";
+import { itemColumns, toItems } from "../items.js";
 import type { EvoDatabase } from "../schema.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
-import { TOOLSET_VERSION } from "./responses.js";
-import { placeOf } from "./sibling-order.js";
+import { structuredResult, TOOLSET_VERSION } from "./responses.js";
+import { beside, placeOf } from "./sibling-order.js";
 import type { EmcpTool } from "./tool.js";
 
 /**
@@ -22,41 +22,26 @@ export function contentNeighbors(limits: EmcpLimits): EmcpTool {
     ),
     async run(db: Kysely<EvoDatabase>, args) {
       const place = await placeOf(db, args.id as number);
-      const columns = [
-        ...ITEM_COLUMNS,
-        ...(args.with_content === true ? (["content", "introtext"] as const) : []),
-      ];
-      const side = (before: boolean) =>
-        place === undefined
-          ? Promise.resolve(undefined)
-          : db
-              .selectFrom("site_content")
-              .select(columns)
-              .where("parent", "=", place.parent)
-              .where("deleted", "=", 0)
-              .where((eb) =>
-                eb.or([
-                  eb("menuindex", before ? "<" : ">", place.menuindex),
-                  eb.and([
-                    eb("menuindex", "=", place.menuindex),
-                    eb("id", before ? "<" : ">", place.id),
-                  ]),
-                ]),
-              )
-              .orderBy("menuindex", before ? "desc" : "asc")
-              .orderBy("id", before ? "desc" : "asc")
-              .limit(1)
-              .executeTakeFirst();
-      const [prev, next] = await Promise.all([side(true), side(false)]);
-      const rows = [prev, next].filter((r) => r !== undefined);
-      const requests = parseWithTvs(args.with_tvs as string[] | undefined);
-      const tvs = await loadTvs(
+      const nearest = (side: "prev" | "next") => {
+        if (place === undefined) return Promise.resolve(undefined);
+        const dir = side === "prev" ? "desc" : "asc";
+        return db
+          .selectFrom("site_content")
+          .select(itemColumns(args))
+          .where("deleted", "=", 0)
+          .where((eb) => beside(eb, place, side))
+          .orderBy("menuindex", dir)
+          .orderBy("id", dir)
+          .limit(1)
+          .executeTakeFirst();
+      };
+      const [prev, next] = await Promise.all([nearest("prev"), nearest("next")]);
+      const items = await toItems(
         db,
-        rows.map((r) => r.id),
-        requests,
+        [prev, next].filter((r) => r !== undefined),
+        args,
       );
-      const items = rows.map((r) => toItem(r, requests.length > 0 ? tvs.get(r.id) : undefined));
-      const structured = {
+      return structuredResult({
         items,
         meta: {
           count: items.length,
@@ -64,11 +49,7 @@ export function contentNeighbors(limits: EmcpLimits): EmcpTool {
           next: next?.id ?? null,
           toolsetVersion: TOOLSET_VERSION,
         },
-      };
-      return {
-        content: [{ type: "text", text: JSON.stringify(structured) }],
-        structuredContent: structured,
-      };
+      });
     },
   };
 }

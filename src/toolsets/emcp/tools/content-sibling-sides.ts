@@ -3,7 +3,7 @@ import type { EvoDatabase } from "../schema.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { listDocuments } from "./document-list.js";
 import { listResult } from "./responses.js";
-import { placeOf } from "./sibling-order.js";
+import { beside, placeOf } from "./sibling-order.js";
 import type { EmcpTool } from "./tool.js";
 
 /**
@@ -30,20 +30,7 @@ export function contentSiblingSide(side: "prev" | "next", limits: EmcpLimits): E
     async run(db: Kysely<EvoDatabase>, args) {
       const place = await placeOf(db, args.id as number);
       if (!place) return listResult([], Number(args.limit), Number(args.offset ?? 0), false);
-      const before = side === "prev";
-      return listDocuments(db, args, limits, (q) =>
-        q
-          .where("parent", "=", place.parent)
-          .where((eb) =>
-            eb.or([
-              eb("menuindex", before ? "<" : ">", place.menuindex),
-              eb.and([
-                eb("menuindex", "=", place.menuindex),
-                eb("id", before ? "<" : ">", place.id),
-              ]),
-            ]),
-          ),
-      );
+      return listDocuments(db, args, limits, (q) => q.where((eb) => beside(eb, place, side)));
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Kysely, SelectQueryBuilder } from "kysely";
-import { ITEM_COLUMNS, loadTvs, parseWithTvs, toItem, type ItemRow } from "../items.js";
+import { itemColumns, toItems, type ItemRow } from "../items.js";
 import type { EvoDatabase } from "../schema.js";
 import { type EmcpLimits, page } from "./arguments.js";
 import { listResult } from "./responses.js";
@@ -23,25 +23,18 @@ export async function listDocuments(
     q.orderBy("menuindex").orderBy("id"),
 ): Promise<CallToolResult> {
   const { limit, offset } = page(args, limits);
-  const withContent = args.with_content === true;
   const base = where(db.selectFrom("site_content").where("deleted", "=", 0));
-  const selected = base.select([
-    ...ITEM_COLUMNS,
-    ...(withContent ? (["content", "introtext"] as const) : []),
-  ]) as SelectQueryBuilder<EvoDatabase, "site_content", ItemRow>;
+  const selected = base.select(itemColumns(args)) as SelectQueryBuilder<
+    EvoDatabase,
+    "site_content",
+    ItemRow
+  >;
   const rows = await order(selected)
     .limit(limit + 1)
     .offset(offset)
     .execute();
-  const pageRows = rows.slice(0, limit);
-  const requests = parseWithTvs(args.with_tvs as string[] | undefined);
-  const tvs = await loadTvs(
-    db,
-    pageRows.map((r) => r.id),
-    requests,
-  );
   return listResult(
-    pageRows.map((r) => toItem(r, requests.length > 0 ? tvs.get(r.id) : undefined)),
+    await toItems(db, rows.slice(0, limit), args),
     limit,
     offset,
     rows.length > limit,

@@ -9,7 +9,7 @@ export function listResult(
   offset: number,
   hasMore: boolean,
 ): CallToolResult {
-  return result({
+  return structuredResult({
     items,
     meta: {
       limit,
@@ -23,10 +23,11 @@ export function listResult(
 
 /** A get answer: `item` (or null) and `meta`. */
 export function itemResult(item: unknown): CallToolResult {
-  return result({ item, meta: { toolsetVersion: TOOLSET_VERSION } });
+  return structuredResult({ item, meta: { toolsetVersion: TOOLSET_VERSION } });
 }
 
-function result(structured: Record<string, unknown>): CallToolResult {
+/** Any answer: the same JSON as structured content and as a text part. */
+export function structuredResult(structured: Record<string, unknown>): CallToolResult {
   return {
     content: [{ type: "text", text: JSON.stringify(structured) }],
     structuredContent: structured,
