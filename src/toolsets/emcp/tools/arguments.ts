@@ -71,35 +71,27 @@ export function page(
   args: Record<string, unknown>,
   limits: EmcpLimits,
 ): { limit: number; offset: number } {
-  const limit = args.limit;
-  const offset = args.offset ?? 0;
-  if (
-    typeof limit !== "number" ||
-    !Number.isInteger(limit) ||
-    limit < 1 ||
-    limit > limits.maxResultItems
-  ) {
+  return {
+    limit: integerIn("limit", args.limit, 1, limits.maxResultItems, "max_result_items"),
+    offset: integerIn("offset", args.offset ?? 0, 0, limits.maxOffset, "max_offset"),
+  };
+}
+
+function integerIn(
+  name: string,
+  value: unknown,
+  min: number,
+  max: number,
+  setting: string,
+): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw new BrokerError(
       "invalid_params",
-      `limit must be an integer from 1 to ${limits.maxResultItems} (max_result_items)`,
+      `${name} must be an integer from ${min} to ${max} (${setting})`,
       {
-        max_result_items: limits.maxResultItems,
+        [setting]: max,
       },
     );
   }
-  if (
-    typeof offset !== "number" ||
-    !Number.isInteger(offset) ||
-    offset < 0 ||
-    offset > limits.maxOffset
-  ) {
-    throw new BrokerError(
-      "invalid_params",
-      `offset must be an integer from 0 to ${limits.maxOffset} (max_offset)`,
-      {
-        max_offset: limits.maxOffset,
-      },
-    );
-  }
-  return { limit, offset };
+  return value;
 }

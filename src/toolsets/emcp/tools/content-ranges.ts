@@ -2,8 +2,7 @@ import type { Kysely } from "kysely";
 import { BrokerError } from "../../../core/errors.js";
 import type { EvoDatabase } from "../schema.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
-import { listDocuments } from "./document-list.js";
-import { listResult } from "./responses.js";
+import { emptyPage, listDocuments } from "./document-list.js";
 import { placeOf } from "./sibling-order.js";
 import type { EmcpTool } from "./tool.js";
 
@@ -45,7 +44,7 @@ export function contentRange(of: "children" | "siblings", limits: EmcpLimits): E
       let parent = args.id as number;
       if (of === "siblings") {
         const place = await placeOf(db, args.id as number);
-        if (!place) return listResult([], Number(args.limit), Number(args.offset ?? 0), false);
+        if (!place) return emptyPage(args, limits);
         parent = place.parent;
       }
       return listDocuments(db, args, limits, (q) =>

@@ -1,8 +1,7 @@
 import type { Kysely } from "kysely";
 import type { EvoDatabase } from "../schema.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
-import { listDocuments } from "./document-list.js";
-import { listResult } from "./responses.js";
+import { emptyPage, listDocuments } from "./document-list.js";
 import { beside, placeOf } from "./sibling-order.js";
 import type { EmcpTool } from "./tool.js";
 
@@ -29,7 +28,7 @@ export function contentSiblingSide(side: "prev" | "next", limits: EmcpLimits): E
     ),
     async run(db: Kysely<EvoDatabase>, args) {
       const place = await placeOf(db, args.id as number);
-      if (!place) return listResult([], Number(args.limit), Number(args.offset ?? 0), false);
+      if (!place) return emptyPage(args, limits);
       return listDocuments(db, args, limits, (q) => q.where((eb) => beside(eb, place, side)));
     },
   };

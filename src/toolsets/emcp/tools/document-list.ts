@@ -45,3 +45,9 @@ export async function listDocuments(
 export function depthOf(args: Record<string, unknown>, limits: EmcpLimits): number {
   return typeof args.depth === "number" ? Math.min(args.depth, limits.maxDepth) : 1;
 }
+
+/** The answer for a document that is not there: an empty, checked page. */
+export function emptyPage(args: Record<string, unknown>, limits: EmcpLimits): CallToolResult {
+  const { limit, offset } = page(args, limits);
+  return listResult([], limit, offset, false);
+}
