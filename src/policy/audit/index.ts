@@ -1,6 +1,7 @@
 import { digestOf } from "../../core/digest.js";
 import { asBrokerError } from "../../core/errors.js";
 import type { Link } from "../chain.js";
+import { resultBytes } from "../result-bytes.js";
 
 /** One call, as the audit trail keeps it: never the arguments, only their digest. */
 export interface AuditRecord {
@@ -39,10 +40,7 @@ export function audit(sink: (record: AuditRecord, source: string) => void): Link
       );
     try {
       const result = await next(call);
-      record(
-        result.isError === true ? "tool_error" : "ok",
-        Buffer.byteLength(JSON.stringify(result)),
-      );
+      record(result.isError === true ? "tool_error" : "ok", resultBytes(result));
       return result;
     } catch (err) {
       record(asBrokerError(err).kind, 0);

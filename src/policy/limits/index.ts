@@ -1,5 +1,6 @@
 import { BrokerError } from "../../core/errors.js";
 import type { Link } from "../chain.js";
+import { resultBytes } from "../result-bytes.js";
 
 /**
  * The tool's limits (nearest of tool_overrides, node, config): arguments over
@@ -38,7 +39,7 @@ export function limits(): Link {
     }
     const result = await next(call);
     if (max_result_bytes !== undefined) {
-      const size = Buffer.byteLength(JSON.stringify(result));
+      const size = resultBytes(result);
       if (size > max_result_bytes) {
         throw new BrokerError(
           "too_large",
