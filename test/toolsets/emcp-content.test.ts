@@ -9,8 +9,18 @@ const demo = await demoEngines("c");
 const { engines, sqlite, prefix } = demo;
 
 let broker: TestBroker;
+/** The SQLite copy's documents, to check the tools against the tables themselves. */
+let docs: { id: number; parent: number; deleted: number; menuindex: number }[];
+const byMenu = (a: { menuindex: number; id: number }, b: { menuindex: number; id: number }) =>
+  a.menuindex - b.menuindex || a.id - b.id;
 beforeAll(async () => {
   await demo.load(DOCS);
+  const { db } = openDatabase(sqlite, { prefix });
+  docs = await db
+    .selectFrom("site_content")
+    .select(["id", "parent", "deleted", "menuindex"])
+    .execute();
+  await db.destroy();
   broker = await startBroker({
     tree: engines.map(([name, database]) => ({
       path: `/${name}`,
@@ -169,18 +179,7 @@ describe("evo.content.get and evo.content.children", () => {
 });
 
 describe("the tree tools against the tables themselves", () => {
-  let docs: { id: number; parent: number; deleted: number; menuindex: number }[];
-  beforeAll(async () => {
-    const { db } = openDatabase(sqlite, { prefix });
-    docs = await db
-      .selectFrom("site_content")
-      .select(["id", "parent", "deleted", "menuindex"])
-      .execute();
-    await db.destroy();
-  });
   const live = () => docs.filter((d) => d.deleted === 0);
-  const byMenu = (a: { menuindex: number; id: number }, b: { menuindex: number; id: number }) =>
-    a.menuindex - b.menuindex || a.id - b.id;
   const ids = async (tool: string, args: unknown) =>
     structured(await call("sqlite", tool, args)).items.map((i: { id: number }) => i.id);
   const chain = (id: number) => {
@@ -248,17 +247,6 @@ describe("the tree tools against the tables themselves", () => {
 });
 
 describe("the post-MVP sibling tools against the tables themselves", () => {
-  let docs: { id: number; parent: number; deleted: number; menuindex: number }[];
-  beforeAll(async () => {
-    const { db } = openDatabase(sqlite, { prefix });
-    docs = await db
-      .selectFrom("site_content")
-      .select(["id", "parent", "deleted", "menuindex"])
-      .execute();
-    await db.destroy();
-  });
-  const byMenu = (a: { menuindex: number; id: number }, b: { menuindex: number; id: number }) =>
-    a.menuindex - b.menuindex || a.id - b.id;
   const answer = async (tool: string, args: unknown) =>
     structured(await call("sqlite", tool, args));
   const siblingsOf = (id: number) => {
