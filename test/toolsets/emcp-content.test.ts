@@ -148,7 +148,7 @@ describe("evo.content.get and evo.content.children", () => {
     [{ id: 1, limit: 101 }, /limit/],
     [{ id: 1, limit: 5, offset: 51 }, /offset/],
     [{ id: "1", limit: 5 }, /'id' must be integer/],
-    [{ id: 1, limit: 5, with_tvs: ["nope"] }, /with_tvs names TVs that do not exist: nope/],
+    [{ id: 1, limit: 5, with_tvs: ["nope"] }, /no TV is named "nope" \(with_tvs\)/],
     [{ id: 1, limit: 5, with_tvs: ["x'; drop table evo_site_content; --"] }, /with_tvs/],
     [{ id: 1, limit: 5, extra: true }, /unknown argument 'extra'/],
   ])("refuses %j, saying what is wrong", async (args, message) => {

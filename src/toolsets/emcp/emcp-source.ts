@@ -4,15 +4,14 @@ import type {
   ServerCapabilities,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Kysely } from "kysely";
 import { BrokerError } from "../../core/errors.js";
 import type { Logger } from "../../core/log.js";
 import type { CallContext, SourceStatus, SupervisedRouter } from "../../core/router.js";
 import { packageVersion } from "../../core/version.js";
 import type { EmcpSourceConfig } from "../../config/schema.js";
+import { inspectCmsDatabase, type CmsDatabase } from "./cms-database.js";
 import { openDatabase } from "./open-database.js";
 import { MODEL_NAMES } from "./models.js";
-import type { EvoDatabase } from "./schema.js";
 import { modelGet } from "./tools/model-get.js";
 import { modelList } from "./tools/model-list.js";
 import { DEFAULT_EMCP_LIMITS, type EmcpLimits } from "./tools/arguments.js";
@@ -25,6 +24,7 @@ import { contentRootTree } from "./tools/content-root-tree.js";
 import { contentSiblingSide } from "./tools/content-sibling-sides.js";
 import { contentSiblings } from "./tools/content-siblings.js";
 import { contentGet } from "./tools/content-get.js";
+import { contentSearch } from "./tools/content-search.js";
 import { TOOLSET_VERSION } from "./tools/responses.js";
 import type { EmcpTool } from "./tools/tool.js";
 
@@ -34,7 +34,7 @@ import type { EmcpTool } from "./tools/tool.js";
  * through Kysely with every value bound and every identifier from a fixed list.
  */
 export class EmcpSource implements SupervisedRouter {
-  private db: Kysely<EvoDatabase> | null = null;
+  private cms: CmsDatabase | null = null;
   private lastError: string | undefined;
   private readonly tools: Map<string, EmcpTool>;
 
@@ -50,6 +50,7 @@ export class EmcpSource implements SupervisedRouter {
     };
     const models = config.models ?? MODEL_NAMES;
     const tools = [
+      contentSearch(limits),
       contentGet(limits),
       contentRootTree(limits),
       contentDescendants(limits),
@@ -68,12 +69,14 @@ export class EmcpSource implements SupervisedRouter {
   }
 
   async start(): Promise<void> {
-    const { db } = openDatabase(this.config.database, {
+    const opened = openDatabase(this.config.database, {
       prefix: this.config.table_prefix ?? "evo_",
       readOnly: true,
     });
+    const { db } = opened;
     try {
       await db.selectFrom("site_content").select("id").limit(1).execute();
+      this.cms = await inspectCmsDatabase(opened);
     } catch (err) {
       await db.destroy().catch(() => undefined);
       this.lastError = (err as Error).message;
@@ -85,13 +88,20 @@ export class EmcpSource implements SupervisedRouter {
         },
       );
     }
-    this.db = db;
     this.lastError = undefined;
-    this.log.info({ source: this.name, tools: this.tools.size }, "source up");
+    this.log.info(
+      {
+        source: this.name,
+        tools: this.tools.size,
+        tree: this.cms.tree.kind,
+        tags: this.cms.hasTags,
+      },
+      "source up",
+    );
   }
 
   status(): SourceStatus {
-    return { up: this.db !== null, restarts: 0, lastError: this.lastError };
+    return { up: this.cms !== null, restarts: 0, lastError: this.lastError };
   }
 
   instructions(): string | undefined {
@@ -123,16 +133,16 @@ export class EmcpSource implements SupervisedRouter {
   ): Promise<CallToolResult> {
     const tool = this.tools.get(name);
     if (!tool) throw new BrokerError("not_found", `unknown tool "${name}"`, { tool: name });
-    if (!this.db)
+    if (!this.cms)
       throw new BrokerError("unavailable", `source ${this.name} is not connected to its database`, {
         source: this.name,
       });
-    return tool.run(this.db, args);
+    return tool.run(this.cms, args);
   }
 
   async close(): Promise<void> {
-    const db = this.db;
-    this.db = null;
-    await db?.destroy();
+    const cms = this.cms;
+    this.cms = null;
+    await cms?.db.destroy();
   }
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
-import { BrokerError } from "../../core/errors.js";
 import type { EvoDatabase, SiteContent } from "./schema.js";
+import { resolveTvs } from "./template-variables.js";
 
 /** The columns every item carries, as Evolution stores them. */
 export const ITEM_COLUMNS = [
@@ -59,52 +59,48 @@ export function parseWithTvs(entries: readonly string[] | undefined): TvRequest[
 }
 
 /**
- * The named TVs' values of the given documents, `{ docId: { name: value } }`.
- * A TV that does not exist is invalid params naming it.
+ * The named TVs' values of the given documents, `{ docId: { name: value } }`;
+ * `name:d` falls back to the TV's default where the document's template
+ * carries the TV. A TV that does not exist is invalid params naming it.
  */
 export async function loadTvs(
   db: Kysely<EvoDatabase>,
-  docIds: readonly number[],
+  docs: readonly { id: number; template: number }[],
   requests: readonly TvRequest[],
 ): Promise<Map<number, Record<string, string | null>>> {
   const out = new Map<number, Record<string, string | null>>();
   if (requests.length === 0) return out;
-  const names = [...new Set(requests.map((r) => r.name))];
-  const tvs = await db
-    .selectFrom("site_tmplvars")
-    .select(["id", "name", "default_text"])
-    .where("name", "in", names)
-    .execute();
-  const missing = names.filter((n) => !tvs.some((tv) => tv.name === n));
-  if (missing.length > 0) {
-    throw new BrokerError(
-      "invalid_params",
-      `with_tvs names TVs that do not exist: ${missing.join(", ")}`,
-      { tvs: missing },
-    );
-  }
+  const tvs = await resolveTvs(
+    db,
+    requests.map((r) => ({ name: r.name, what: "with_tvs" })),
+  );
   const values =
-    docIds.length === 0
+    docs.length === 0
       ? []
       : await db
           .selectFrom("site_tmplvar_contentvalues")
           .select(["contentid", "tmplvarid", "value"])
-          .where("contentid", "in", [...docIds])
+          .where(
+            "contentid",
+            "in",
+            docs.map((d) => d.id),
+          )
           .where(
             "tmplvarid",
             "in",
-            tvs.map((tv) => tv.id),
+            [...tvs.values()].map((tv) => tv.id),
           )
           .execute();
   const byDocAndTv = new Map(values.map((v) => [`${v.contentid}:${v.tmplvarid}`, v.value]));
-  for (const id of docIds) {
+  for (const doc of docs) {
     const record: Record<string, string | null> = {};
     for (const request of requests) {
-      const tv = tvs.find((t) => t.name === request.name)!;
-      const value = byDocAndTv.get(`${id}:${tv.id}`);
-      record[request.name] = value ?? (request.withDefault ? tv.default_text : null);
+      const tv = tvs.get(request.name)!;
+      const fallback =
+        request.withDefault && tv.templates.has(doc.template) ? tv.defaultText : null;
+      record[request.name] = byDocAndTv.get(`${doc.id}:${tv.id}`) ?? fallback;
     }
-    out.set(id, record);
+    out.set(doc.id, record);
   }
   return out;
 }
@@ -116,10 +112,6 @@ export async function toItems(
   args: Record<string, unknown>,
 ): Promise<Record<string, unknown>[]> {
   const requests = parseWithTvs(args.with_tvs as string[] | undefined);
-  const tvs = await loadTvs(
-    db,
-    rows.map((r) => r.id),
-    requests,
-  );
+  const tvs = await loadTvs(db, rows, requests);
   return rows.map((r) => toItem(r, requests.length > 0 ? tvs.get(r.id) : undefined));
 }

@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, type Dialect } from "kysely";
 import { createPool } from "mysql2";
 import pg from "pg";
+import { addSqliteFunctions } from "./engine/sqlite.js";
 import { EVO_TABLES, type EvoDatabase } from "./schema.js";
 import { TablePrefixPlugin } from "./table-prefix.js";
 
@@ -31,12 +32,9 @@ export function openDatabase(
 function dialectFor(spec: string, readOnly: boolean): { engine: Engine; dialect: Dialect } {
   if (spec.startsWith("sqlite:")) {
     const file = spec.slice("sqlite:".length);
-    return {
-      engine: "sqlite",
-      dialect: new SqliteDialect({
-        database: new Database(file, { readonly: readOnly, fileMustExist: readOnly }),
-      }),
-    };
+    const database = new Database(file, { readonly: readOnly, fileMustExist: readOnly });
+    addSqliteFunctions(database);
+    return { engine: "sqlite", dialect: new SqliteDialect({ database }) };
   }
   if (spec.startsWith("mysql://")) {
     return {

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from "kysely";
-import type { EvoDatabase } from "../schema.js";
+import type { CmsDatabase } from "../cms-database.js";
+import { MAX_TREE_LEVELS } from "../tree/content-tree.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { listDocuments } from "./document-list.js";
 import type { EmcpTool } from "./tool.js";
@@ -28,28 +28,13 @@ export function contentAncestors(limits: EmcpLimits): EmcpTool {
       },
       ["id", "limit"],
     ),
-    run: (db: Kysely<EvoDatabase>, args) => {
-      const levels = typeof args.depth === "number" ? args.depth : undefined;
-      const distance = db
-        .selectFrom("site_content_closure")
-        .select("site_content_closure.depth")
-        .where("site_content_closure.descendant", "=", args.id as number)
-        .where("site_content_closure.ancestor", "=", sql.ref<number>("site_content.id"));
-      return listDocuments(
-        db,
-        args,
-        limits,
-        (q) =>
-          q.where("id", "in", (sub) =>
-            sub
-              .selectFrom("site_content_closure")
-              .select("ancestor")
-              .where("descendant", "=", args.id as number)
-              .where("depth", ">=", 1)
-              .$if(levels !== undefined, (w) => w.where("depth", "<=", levels!)),
-          ),
-        (q) => q.orderBy(distance).orderBy("id"),
-      );
-    },
+    run: (cms: CmsDatabase, args) =>
+      listDocuments(cms, args, limits, {
+        tree: cms.tree.above(
+          args.id as number,
+          typeof args.depth === "number" ? args.depth : MAX_TREE_LEVELS,
+        ),
+        order: (q) => q.orderBy("tree.depth").orderBy("site_content.id"),
+      }),
   };
 }

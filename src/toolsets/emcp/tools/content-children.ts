@@ -1,5 +1,4 @@
-import type { Kysely } from "kysely";
-import type { EvoDatabase } from "../schema.js";
+import type { CmsDatabase } from "../cms-database.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { listDocuments } from "./document-list.js";
 import type { EmcpTool } from "./tool.js";
@@ -20,7 +19,9 @@ export function contentChildren(limits: EmcpLimits): EmcpTool {
       },
       ["id", "limit"],
     ),
-    run: (db: Kysely<EvoDatabase>, args) =>
-      listDocuments(db, args, limits, (q) => q.where("parent", "=", args.id as number)),
+    run: (cms: CmsDatabase, args) =>
+      listDocuments(cms, args, limits, {
+        where: (q) => q.where("parent", "=", args.id as number),
+      }),
   };
 }

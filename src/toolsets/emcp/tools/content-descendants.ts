@@ -1,12 +1,11 @@
-import { sql, type Kysely } from "kysely";
-import type { EvoDatabase } from "../schema.js";
+import type { CmsDatabase } from "../cms-database.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
-import { depthOf, listDocuments } from "./document-list.js";
+import { byLevel, depthOf, listDocuments } from "./document-list.js";
 import type { EmcpTool } from "./tool.js";
 
 /**
  * `evo.content.descendants`: the documents under one, down to `depth` levels,
- * through the closure table; level by level, each level in menu order.
+ * level by level, each level in menu order.
  */
 export function contentDescendants(limits: EmcpLimits): EmcpTool {
   const p = schemaParts(limits);
@@ -24,29 +23,10 @@ export function contentDescendants(limits: EmcpLimits): EmcpTool {
       },
       ["id", "limit"],
     ),
-    run: (db: Kysely<EvoDatabase>, args) => {
-      const depth = depthOf(args, limits);
-      const levelOf = db
-        .selectFrom("site_content_closure")
-        .select("site_content_closure.depth")
-        .where("site_content_closure.ancestor", "=", args.id as number)
-        // The outer document: a correlated reference the typed builder cannot name.
-        .where("site_content_closure.descendant", "=", sql.ref<number>("site_content.id"));
-      return listDocuments(
-        db,
-        args,
-        limits,
-        (q) =>
-          q.where("id", "in", (sub) =>
-            sub
-              .selectFrom("site_content_closure")
-              .select("descendant")
-              .where("ancestor", "=", args.id as number)
-              .where("depth", ">=", 1)
-              .where("depth", "<=", depth),
-          ),
-        (q) => q.orderBy(levelOf).orderBy("parent").orderBy("menuindex").orderBy("id"),
-      );
-    },
+    run: (cms: CmsDatabase, args) =>
+      listDocuments(cms, args, limits, {
+        tree: cms.tree.below(args.id as number, depthOf(args, limits)),
+        order: byLevel,
+      }),
   };
 }

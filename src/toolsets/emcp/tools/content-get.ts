@@ -1,6 +1,5 @@
-import type { Kysely } from "kysely";
+import type { CmsDatabase } from "../cms-database.js";
 import { itemColumns, toItems } from "../items.js";
-import type { EvoDatabase } from "../schema.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { itemResult } from "./responses.js";
 import type { EmcpTool } from "./tool.js";
@@ -15,7 +14,7 @@ export function contentGet(limits: EmcpLimits): EmcpTool {
       { id: p.id, with_tvs: p.with_tvs, with_content: p.with_content },
       ["id"],
     ),
-    async run(db: Kysely<EvoDatabase>, args) {
+    async run({ db }: CmsDatabase, args) {
       const row = await db
         .selectFrom("site_content")
         .select(itemColumns(args))

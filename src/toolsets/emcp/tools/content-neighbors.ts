@@ -1,6 +1,5 @@
-import type { Kysely } from "kysely";
+import type { CmsDatabase } from "../cms-database.js";
 import { itemColumns, toItems } from "../items.js";
-import type { EvoDatabase } from "../schema.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { structuredResult, TOOLSET_VERSION } from "./responses.js";
 import { beside, placeOf } from "./sibling-order.js";
@@ -20,7 +19,7 @@ export function contentNeighbors(limits: EmcpLimits): EmcpTool {
       { id: p.id, with_tvs: p.with_tvs, with_content: p.with_content },
       ["id"],
     ),
-    async run(db: Kysely<EvoDatabase>, args) {
+    async run({ db }: CmsDatabase, args) {
       const place = await placeOf(db, args.id as number);
       const nearest = (side: "prev" | "next") => {
         if (place === undefined) return Promise.resolve(undefined);

@@ -1,6 +1,5 @@
-import type { Kysely } from "kysely";
+import type { CmsDatabase } from "../cms-database.js";
 import { BrokerError } from "../../../core/errors.js";
-import type { EvoDatabase } from "../schema.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { emptyPage, listDocuments } from "./document-list.js";
 import { placeOf } from "./sibling-order.js";
@@ -32,7 +31,7 @@ export function contentRange(of: "children" | "siblings", limits: EmcpLimits): E
       },
       ["id", "from", "limit"],
     ),
-    async run(db: Kysely<EvoDatabase>, args) {
+    async run(cms: CmsDatabase, args) {
       const from = args.from as number;
       const to = args.to as number | undefined;
       if (to !== undefined && to < from) {
@@ -43,17 +42,18 @@ export function contentRange(of: "children" | "siblings", limits: EmcpLimits): E
       }
       let parent = args.id as number;
       if (of === "siblings") {
-        const place = await placeOf(db, args.id as number);
+        const place = await placeOf(cms.db, args.id as number);
         if (!place) return emptyPage(args, limits);
         parent = place.parent;
       }
-      return listDocuments(db, args, limits, (q) =>
-        q
-          .where("parent", "=", parent)
-          .where("menuindex", ">=", from)
-          .$if(to !== undefined, (w) => w.where("menuindex", "<=", to!))
-          .$if(of === "siblings", (w) => w.where("id", "!=", args.id as number)),
-      );
+      return listDocuments(cms, args, limits, {
+        where: (q) =>
+          q
+            .where("parent", "=", parent)
+            .where("menuindex", ">=", from)
+            .$if(to !== undefined, (w) => w.where("menuindex", "<=", to!))
+            .$if(of === "siblings", (w) => w.where("site_content.id", "!=", args.id as number)),
+      });
     },
   };
 }

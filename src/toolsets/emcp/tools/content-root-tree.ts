@@ -1,7 +1,6 @@
-import { sql, type Kysely } from "kysely";
-import type { EvoDatabase } from "../schema.js";
+import type { CmsDatabase } from "../cms-database.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
-import { depthOf, listDocuments } from "./document-list.js";
+import { byLevel, depthOf, listDocuments } from "./document-list.js";
 import type { EmcpTool } from "./tool.js";
 
 /**
@@ -23,21 +22,10 @@ export function contentRootTree(limits: EmcpLimits): EmcpTool {
       },
       ["limit"],
     ),
-    run: (db: Kysely<EvoDatabase>, args) => {
-      const depth = depthOf(args, limits);
-      // A document's level is the number of documents above it, plus one.
-      const above = db
-        .selectFrom("site_content_closure")
-        .select((eb) => eb.fn.countAll<number>().as("above"))
-        .where("site_content_closure.descendant", "=", sql.ref<number>("site_content.id"))
-        .where("site_content_closure.depth", ">=", 1);
-      return listDocuments(
-        db,
-        args,
-        limits,
-        (q) => q.where(above, "<", depth),
-        (q) => q.orderBy(above).orderBy("parent").orderBy("menuindex").orderBy("id"),
-      );
-    },
+    run: (cms: CmsDatabase, args) =>
+      listDocuments(cms, args, limits, {
+        tree: cms.tree.below(0, depthOf(args, limits)),
+        order: byLevel,
+      }),
   };
 }

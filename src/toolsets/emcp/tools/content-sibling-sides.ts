@@ -1,5 +1,4 @@
-import type { Kysely } from "kysely";
-import type { EvoDatabase } from "../schema.js";
+import type { CmsDatabase } from "../cms-database.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { emptyPage, listDocuments } from "./document-list.js";
 import { beside, placeOf } from "./sibling-order.js";
@@ -26,10 +25,12 @@ export function contentSiblingSide(side: "prev" | "next", limits: EmcpLimits): E
       },
       ["id", "limit"],
     ),
-    async run(db: Kysely<EvoDatabase>, args) {
-      const place = await placeOf(db, args.id as number);
+    async run(cms: CmsDatabase, args) {
+      const place = await placeOf(cms.db, args.id as number);
       if (!place) return emptyPage(args, limits);
-      return listDocuments(db, args, limits, (q) => q.where((eb) => beside(eb, place, side)));
+      return listDocuments(cms, args, limits, {
+        where: (q) => q.where((eb) => beside(eb, place, side)),
+      });
     },
   };
 }

@@ -1,5 +1,6 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
+import { type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
 import { BrokerError } from "../../../core/errors.js";
+import type { EngineSql } from "../engine/engine-sql.js";
 
 export const OPERATORS = [
   "=",
@@ -18,23 +19,37 @@ export const OPERATORS = [
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-/** `!` escapes LIKE's wildcards: the one escape character every engine reads the same way. */
-const LIKE_ESCAPE = "!";
-const escapeLike = (value: string) => value.replace(/[!%_]/g, (c) => LIKE_ESCAPE + c);
+/** `!` escapes LIKE's wildcards (EngineSql.likeInsensitive names it): every engine reads it the same way. */
+const escapeLike = (value: string) => value.replace(/[!%_]/g, (c) => `!${c}`);
+
+/** What is compared: an expression, and whether it is text to compare byte by byte. */
+export interface Compared {
+  readonly expr: Expression<unknown>;
+  /**
+   * Text (TV values): `=`, `<`, `in`… compare bytes on every engine, so a
+   * MariaDB collation that ignores case answers as SQLite and PostgreSQL do.
+   * Otherwise the engine compares the column as its type says.
+   */
+  readonly text: boolean;
+}
 
 /**
  * One structured comparison of a column (named from a fixed list) with a
  * bound value. `like` is contains, `like-r` starts with, `like-l` ends with,
- * with `%` and `_` in the value matched literally; `in`/`not_in` take a
- * non-empty array; `null`/`!null` take no value.
+ * with `%` and `_` in the value matched literally and ASCII letters in either
+ * case; `in`/`not_in` take a non-empty array; `null`/`!null` take no value.
  */
 export function comparison<DB, TB extends keyof DB>(
   eb: ExpressionBuilder<DB, TB>,
-  column: Expression<unknown>,
+  engine: EngineSql,
+  compared: Compared,
   op: Operator,
   value: unknown,
   where: string,
 ): Expression<SqlBool> {
+  const column = compared.text
+    ? engine.exactText(compared.expr as Expression<string | null>)
+    : compared.expr;
   const scalar = () => {
     if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
       throw new BrokerError(
@@ -42,7 +57,9 @@ export function comparison<DB, TB extends keyof DB>(
         `${where}: op "${op}" needs a string, number or boolean value`,
       );
     }
-    return typeof value === "boolean" ? Number(value) : value;
+    const plain = typeof value === "boolean" ? Number(value) : value;
+    // Text is compared with text: MariaDB would compare a string with a number as numbers.
+    return compared.text ? String(plain) : plain;
   };
   switch (op) {
     case "=":
@@ -64,19 +81,20 @@ export function comparison<DB, TB extends keyof DB>(
           `${where}: op "${op}" needs a non-empty array of strings or numbers`,
         );
       }
-      return eb(column as never, op === "in" ? "in" : "not in", value as never);
+      const list = compared.text ? value.map(String) : value;
+      return eb(column as never, op === "in" ? "in" : "not in", list as never);
     }
     case "like":
     case "like-l":
     case "like-r": {
       const text = escapeLike(String(scalar()));
       const pattern = op === "like" ? `%${text}%` : op === "like-r" ? `${text}%` : `%${text}`;
-      return sql<SqlBool>`${column} like ${pattern} escape ${sql.lit(LIKE_ESCAPE)}`;
+      return engine.likeInsensitive(compared.expr as Expression<string | null>, pattern);
     }
     case "null":
     case "!null":
       if (value !== undefined && value !== null)
         throw new BrokerError("invalid_params", `${where}: op "${op}" takes no value`);
-      return eb(column as never, op === "null" ? "is" : "is not", null as never);
+      return eb(compared.expr as never, op === "null" ? "is" : "is not", null as never);
   }
 }

@@ -1,6 +1,6 @@
-import { sql, type Kysely } from "kysely";
+import { sql } from "kysely";
+import type { CmsDatabase } from "../cms-database.js";
 import type { ModelName } from "../models.js";
-import type { EvoDatabase } from "../schema.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { modelOf, modelParameter } from "./model-list.js";
 import { itemResult } from "./responses.js";
@@ -16,7 +16,7 @@ export function modelGet(limits: EmcpLimits, allowed: readonly ModelName[]): Emc
       { model: modelParameter(allowed), id: p.id },
       ["model", "id"],
     ),
-    async run(db: Kysely<EvoDatabase>, args) {
+    async run({ db }: CmsDatabase, args) {
       const model = modelOf(args.model, allowed);
       const row = await db
         .selectFrom(model.table)

@@ -1,7 +1,7 @@
-import { sql, type Kysely } from "kysely";
+import { sql } from "kysely";
+import type { CmsDatabase } from "../cms-database.js";
 import { BrokerError } from "../../../core/errors.js";
 import { MODELS, type ModelName } from "../models.js";
-import type { EvoDatabase } from "../schema.js";
 import { type EmcpLimits, page, schemaParts, toolDefinition } from "./arguments.js";
 import { comparison, OPERATORS, type Operator } from "./filter-operators.js";
 import { listResult } from "./responses.js";
@@ -77,7 +77,7 @@ export function modelList(limits: EmcpLimits, allowed: readonly ModelName[]): Em
       },
       ["model", "limit"],
     ),
-    async run(db: Kysely<EvoDatabase>, args) {
+    async run({ db, sql: engine }: CmsDatabase, args) {
       const model = modelOf(args.model, allowed);
       const { limit, offset } = page(args, limits);
       const conditions = (
@@ -97,7 +97,18 @@ export function modelList(limits: EmcpLimits, allowed: readonly ModelName[]): Em
         .selectFrom(model.table)
         .select(model.fields.map((f) => sql.ref(f).as(f)))
         .where((eb) =>
-          eb.and(conditions.map((c) => comparison(eb, sql.ref(c.column), c.op, c.value, c.where))),
+          eb.and(
+            conditions.map((c) =>
+              comparison(
+                eb,
+                engine,
+                { expr: sql.ref(c.column), text: false },
+                c.op,
+                c.value,
+                c.where,
+              ),
+            ),
+          ),
         )
         .orderBy(sql.ref(orderBy), dir)
         .$if(orderBy !== "id", (q) => q.orderBy(sql.ref("id"), dir))

@@ -1,0 +1,11 @@
+import { sql } from "kysely";
+import type { EngineSql } from "./engine-sql.js";
+
+/** PostgreSQL: the "C" collation compares bytes; numerals go through numeric, never a failing cast. */
+export const postgresSql: EngineSql = {
+  exactText: (text) => sql`${text} collate "C"`,
+  likeInsensitive: (text, pattern) => sql`${text} ilike ${pattern} escape '!'`,
+  matches: (text, pattern) => sql`${text} ~ ${`^${pattern.body}$`}`,
+  integerOf: (text) => sql`trunc(cast(${text} as numeric))`,
+  decimalOf: (text, scale) => sql`round(cast(${text} as numeric), ${sql.lit(scale)})`,
+};

@@ -1,0 +1,80 @@
+import { sql, type Expression, type Kysely } from "kysely";
+import { BrokerError } from "../../core/errors.js";
+import type { EvoDatabase } from "./schema.js";
+
+/** A TV as the tools use it: its id, its default text and the templates that carry it. */
+export interface TvDefinition {
+  readonly id: number;
+  readonly name: string;
+  readonly defaultText: string;
+  readonly templates: ReadonlySet<number>;
+}
+
+/**
+ * The named TVs, by name. A name no TV has is invalid params naming it:
+ * `what` says which argument named it (`with_tvs`, `tv_filters[0].tv`, …).
+ */
+export async function resolveTvs(
+  db: Kysely<EvoDatabase>,
+  names: readonly { name: string; what: string }[],
+): Promise<Map<string, TvDefinition>> {
+  const out = new Map<string, TvDefinition>();
+  if (names.length === 0) return out;
+  const unique = [...new Set(names.map((n) => n.name))];
+  const tvs = await db
+    .selectFrom("site_tmplvars")
+    .select(["id", "name", "default_text"])
+    .where("name", "in", unique)
+    .execute();
+  const missing = names.filter((n) => !tvs.some((tv) => tv.name === n.name));
+  if (missing.length > 0) {
+    throw new BrokerError(
+      "invalid_params",
+      `no TV is named ${missing.map((m) => `"${m.name}" (${m.what})`).join(", ")}; evo.model.list with model SiteTmplvar lists the TVs`,
+      { tvs: missing.map((m) => m.name) },
+    );
+  }
+  const links = await db
+    .selectFrom("site_tmplvar_templates")
+    .select(["tmplvarid", "templateid"])
+    .where(
+      "tmplvarid",
+      "in",
+      tvs.map((tv) => tv.id),
+    )
+    .execute();
+  for (const tv of tvs) {
+    out.set(tv.name, {
+      id: tv.id,
+      name: tv.name,
+      defaultText: tv.default_text,
+      templates: new Set(links.filter((l) => l.tmplvarid === tv.id).map((l) => l.templateid)),
+    });
+  }
+  return out;
+}
+
+/**
+ * A TV's value for each document of the outer `site_content` row: the stored
+ * value, or (with `useDefault`) the TV's default text where the document's
+ * template carries the TV and no value is stored; else NULL.
+ */
+export function tvValueOf(
+  db: Kysely<EvoDatabase>,
+  tv: TvDefinition,
+  useDefault: boolean,
+): Expression<string | null> {
+  const stored = db
+    .selectFrom("site_tmplvar_contentvalues")
+    .select("value")
+    .where("tmplvarid", "=", tv.id)
+    // The outer document: a correlated reference the typed builder cannot name.
+    .where("contentid", "=", sql.ref<number>("site_content.id"))
+    .$asScalar();
+  if (!useDefault || tv.templates.size === 0) return stored;
+  return sql<
+    string | null
+  >`coalesce(${stored}, case when ${sql.ref("site_content.template")} in (${sql.join([
+    ...tv.templates,
+  ])}) then ${tv.defaultText} end)`;
+}
