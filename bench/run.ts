@@ -5,16 +5,16 @@
  * in-process SDK server on Streamable HTTP). Also the size of tools/list in meta
  * and flat mode for the demo config. Prints a Markdown report.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
-import { cpus, tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { broker, freePort, start, startOnPort, stopChildren } from "./processes.js";
 import { childPids, cpuSeconds, descendantPids } from "./process-cpu.js";
 import { rawToolCaller } from "./raw-mcp-client.js";
 import { concurrent, sequential } from "./stats.js";
@@ -25,73 +25,6 @@ const PER_CLIENT = Number(process.env.BENCH_PER_CLIENT ?? 250);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const everything = join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-const children: ChildProcess[] = [];
-
-function start(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const port =
-        /^(\d+)$/m.exec(out)?.[1] ??
-        /"msg":"listening".*"port":(\d+)|"port":(\d+).*"msg":"listening"/
-          .exec(out)
-          ?.slice(1)
-          .find(Boolean);
-      if (!port) return;
-      // From here on the output is drained unread: a growing log scanned on every chunk
-      // would slow this process, the load generator, down.
-      child.stdout!.off("data", onData).resume();
-      child.stderr!.off("data", onData).resume();
-      resolve({ child, port: Number(port) });
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}: ${out}`)));
-  });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Starts a program that listens on `port`, and waits until it answers HTTP there. */
-async function startOnPort(args: string[], port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "ignore"] });
-  children.push(child);
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error(`${args.join(" ")} exited with ${child.exitCode}`);
-    const up = await fetch(`http://127.0.0.1:${port}/`).then(
-      () => true,
-      () => false,
-    );
-    if (up) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${args.join(" ")} did not listen on ${port}`);
-}
-
-async function broker(config: unknown): Promise<{ child: ChildProcess; port: number }> {
-  const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-bench-")), "config.json");
-  writeFileSync(file, JSON.stringify(config));
-  const path = `${join(root, "node_modules/.bin")}:${process.env.PATH}`;
-  return start(["--import", "tsx", "src/cli.ts", "127.0.0.1:0", file, "--log-level", "info"], {
-    PATH: path,
-  });
-}
 
 async function httpClient(port: number, path: string): Promise<Client> {
   const client = new Client({ name: "bench", version: "1" });
@@ -427,7 +360,4 @@ main()
     console.error(err);
     process.exitCode = 1;
   })
-  .finally(() => {
-    for (const child of children) child.kill("SIGTERM");
-    setTimeout(() => process.exit(), 500).unref();
-  });
+  .finally(stopChildren);

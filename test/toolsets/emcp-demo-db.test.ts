@@ -54,6 +54,23 @@ describe("the eMCP demo database", () => {
     expect(await digest(`sqlite:${a}`, "evo_")).toEqual(await digest(`sqlite:${b}`, "evo_"));
   });
 
+  it("grows past the point where every recent document is four levels deep", async () => {
+    const file = sqliteFile();
+    await generate(`sqlite:${file}`, "evo_", 5000);
+    const { db } = openDatabase(`sqlite:${file}`, { readOnly: true });
+    const { count } = await db
+      .selectFrom("site_content")
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .executeTakeFirstOrThrow();
+    const { deepest } = await db
+      .selectFrom("site_content_closure")
+      .select((eb) => eb.fn.max("depth").as("deepest"))
+      .executeTakeFirstOrThrow();
+    await db.destroy();
+    expect(count).toBe(5000);
+    expect(deepest).toBe(3);
+  });
+
   it("has a consistent tree and closure table, TVs of every kind, tags, and filled secrets", async () => {
     const file = sqliteFile();
     await generate(`sqlite:${file}`, "evo_");

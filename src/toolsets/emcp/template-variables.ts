@@ -55,22 +55,15 @@ export async function resolveTvs(
 }
 
 /**
- * A TV's value for each document of the outer `site_content` row: the stored
- * value, or (with `useDefault`) the TV's default text where the document's
- * template carries the TV and no value is stored; else NULL.
+ * A document's TV value: `stored` (a value row joined to the outer
+ * `site_content` row, NULL where there is none), or with `useDefault` the
+ * TV's default text where the document's template carries the TV.
  */
-export function tvValueOf(
-  db: Kysely<EvoDatabase>,
+export function withTvDefault(
+  stored: Expression<string | null>,
   tv: TvDefinition,
   useDefault: boolean,
 ): Expression<string | null> {
-  const stored = db
-    .selectFrom("site_tmplvar_contentvalues")
-    .select("value")
-    .where("tmplvarid", "=", tv.id)
-    // The outer document: a correlated reference the typed builder cannot name.
-    .where("contentid", "=", sql.ref<number>("site_content.id"))
-    .$asScalar();
   if (!useDefault || tv.templates.size === 0) return stored;
   return sql<
     string | null

@@ -213,6 +213,8 @@ export async function createTables(db: Db, prefix: string): Promise<void> {
     ["site_content_tags", "doc", ["doc_id"]],
   ];
   for (const [table, name, columns] of indexes) {
-    await db.schema.createIndex(`${prefix}${table}_${name}`).on(table).columns(columns).execute();
+    const index = db.schema.createIndex(`${prefix}${table}_${name}`).on(table).columns(columns);
+    // As in Evolution: one value per TV and document, which the search's joins rely on.
+    await (name === "tv_content" ? index.unique() : index).execute();
   }
 }

@@ -83,8 +83,10 @@ function documents(random: SeededRandom, count: number): Insertable<EvoDatabase[
   const depthOf = new Map<number, number>([[0, 0]]);
   const childCount = new Map<number, number>();
   for (let id = 1; id <= count; id++) {
+    // Recent documents not yet four deep; when there are none, a section starts a new branch.
+    const nearby = id <= sections ? [] : docs.slice(-400).filter((d) => depthOf.get(d.id)! < 4);
     const parent =
-      id <= sections ? 0 : random.pick(docs.slice(-400).filter((d) => depthOf.get(d.id)! < 4)).id;
+      id <= sections ? 0 : nearby.length > 0 ? random.pick(nearby).id : random.int(1, sections);
     depthOf.set(id, depthOf.get(parent)! + 1);
     const menuindex = childCount.get(parent) ?? 0;
     childCount.set(parent, menuindex + 1);

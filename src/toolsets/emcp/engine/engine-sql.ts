@@ -1,4 +1,5 @@
 import type { Expression, RawBuilder, SqlBool } from "kysely";
+import type { TvCast } from "../tools/tv-cast.js";
 
 /**
  * The few expressions whose SQL differs between the engines the toolset
@@ -10,12 +11,14 @@ export interface EngineSql {
   exactText(text: Expression<string | null>): RawBuilder<string | null>;
   /** `text LIKE pattern` with `!` as the escape, ASCII letters case-insensitively. */
   likeInsensitive(text: Expression<string | null>, pattern: string): RawBuilder<SqlBool>;
-  /** Whether `text` matches `pattern`, a regular expression anchored at both ends. */
-  matches(text: Expression<string | null>, pattern: NumeralPattern): RawBuilder<SqlBool>;
-  /** A numeral's value truncated toward zero; only ever applied to a matched numeral. */
-  integerOf(text: Expression<string | null>): RawBuilder<number>;
-  /** A numeral's value rounded half away from zero to `scale` places; only applied to a matched numeral. */
-  decimalOf(text: Expression<string | null>, scale: number): RawBuilder<number>;
+  /**
+   * The number `text` holds under `cast`, or NULL when it holds none (see
+   * NUMERAL): integer casts truncate toward zero, DECIMAL(p,s) rounds half away
+   * from zero and holds no number beyond p-s integer digits. Never fails.
+   */
+  numberOf(text: Expression<string | null>, cast: TvCast): RawBuilder<number | null>;
+  /** Whether the engine writes `NULLS LAST` (else a sort key of its own puts NULLs last). */
+  readonly nullsLast: boolean;
 }
 
 /**
@@ -24,7 +27,6 @@ export interface EngineSql {
  * holds no number, so it never matches and never reaches a cast that could fail.
  */
 export const NUMERAL = {
-  signed: { body: "-?[0-9]{1,18}([.][0-9]+)?" },
-  unsigned: { body: "[0-9]{1,18}([.][0-9]+)?" },
+  signed: "-?[0-9]{1,18}([.][0-9]+)?",
+  unsigned: "[0-9]{1,18}([.][0-9]+)?",
 } as const;
-export type NumeralPattern = (typeof NUMERAL)[keyof typeof NUMERAL];

@@ -5,7 +5,7 @@ import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { depthOf, listDocuments, type ItemQuery } from "./document-list.js";
 import { OPERATORS } from "./filter-operators.js";
 import { CAST_PATTERN } from "./tv-cast.js";
-import { tvConditions, type SortKey } from "./tv-conditions.js";
+import { tvConditions } from "./tv-conditions.js";
 import type { EmcpTool } from "./tool.js";
 
 const ORDER_COLUMNS = ["id", "pagetitle", "menuindex", "createdon", "pub_date"] as const;
@@ -143,7 +143,8 @@ export function contentSearch(limits: EmcpLimits): EmcpTool {
           : undefined,
         deleted: args.deleted === true,
         where: (q) =>
-          q
+          tv
+            .apply(q)
             .$if(published !== undefined, (w) => w.where("published", "=", published!))
             .$if(hidemenu !== undefined, (w) => w.where("hidemenu", "=", hidemenu!))
             .$if(template !== undefined, (w) => w.where("template", "=", template!))
@@ -156,22 +157,16 @@ export function contentSearch(limits: EmcpLimits): EmcpTool {
                   .where("site_content_tags.tv_id", "=", tags!.tv_id)
                   .where("tags.name", "in", tags!.tags),
               ),
-            )
-            .where((eb) => tv.where(eb)),
-        order: (q) => orderOf(q, args, tv.orderKeys()),
+            ),
+        order: (q) => orderOf(tv.orderBy(q), args),
       });
     },
   };
 }
 
-/** tv_order, then order_by_date, then order_by (default id), then id: pages never overlap. */
-function orderOf(
-  q: ItemQuery,
-  args: Record<string, unknown>,
-  tvKeys: readonly SortKey[],
-): ItemQuery {
+/** After tv_order: order_by_date, then order_by (default id), then id: pages never overlap. */
+function orderOf(q: ItemQuery, args: Record<string, unknown>): ItemQuery {
   let ordered = q;
-  for (const key of tvKeys) ordered = ordered.orderBy(key.expr, key.dir);
   if (args.order_by_date === "asc" || args.order_by_date === "desc") {
     ordered = ordered.orderBy(
       sql`case when ${sql.ref("site_content.pub_date")} <> 0 then ${sql.ref("site_content.pub_date")} else ${sql.ref("site_content.createdon")} end`,

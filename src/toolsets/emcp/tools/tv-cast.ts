@@ -1,6 +1,4 @@
-import { sql, type Expression, type RawBuilder } from "kysely";
 import { BrokerError } from "../../../core/errors.js";
-import { NUMERAL, type EngineSql } from "../engine/engine-sql.js";
 
 /** How a TV value is read as a number: `UNSIGNED`, `SIGNED` or `DECIMAL(p,s)`. */
 export type TvCast =
@@ -27,28 +25,6 @@ export function parseCast(text: unknown, where: string): TvCast | undefined {
     "invalid_params",
     `${where}: cast ${JSON.stringify(text)} is not one of UNSIGNED, SIGNED, DECIMAL(p,s) with 1 ≤ p ≤ 65, 0 ≤ s ≤ 30, s ≤ p`,
   );
-}
-
-/**
- * The number a TV value holds under `cast`, or NULL when it holds none: a
- * value that is not a plain numeral (`n/a`, empty) never matches a
- * comparison, and never reaches the engine's cast, so no query fails on it.
- * Integer casts truncate toward zero (as MariaDB reads `12.75` as 12);
- * DECIMAL rounds half away from zero and holds no number beyond p-s integer digits.
- */
-export function castValue(
-  engine: EngineSql,
-  text: Expression<string | null>,
-  cast: TvCast,
-): RawBuilder<number | null> {
-  if (cast.type !== "DECIMAL") {
-    const numeral = cast.type === "UNSIGNED" ? NUMERAL.unsigned : NUMERAL.signed;
-    return sql`case when ${engine.matches(text, numeral)} then ${engine.integerOf(text)} end`;
-  }
-  const rounded = engine.decimalOf(text, cast.scale);
-  const limit = sql.lit(10 ** (cast.precision - cast.scale));
-  // Nested, not `and`: only CASE makes PostgreSQL test the numeral before it casts.
-  return sql`case when ${engine.matches(text, NUMERAL.signed)} then case when abs(${rounded}) < ${limit} then ${rounded} end end`;
 }
 
 /** The value a cast comparison compares with: a number, or a string that is a plain numeral. */

@@ -1,9 +1,11 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
+import { sql, type SqlBool } from "kysely";
 import { BrokerError } from "../../../core/errors.js";
 import type { CmsDatabase } from "../cms-database.js";
-import { resolveTvs, tvValueOf, type TvDefinition } from "../template-variables.js";
+import type { SiteTmplvarContentvalue } from "../schema.js";
+import { resolveTvs, withTvDefault } from "../template-variables.js";
+import type { ContentQuery, ItemQuery } from "./document-list.js";
 import { comparison, type Operator } from "./filter-operators.js";
-import { castOperand, castValue, parseCast, type TvCast } from "./tv-cast.js";
+import { castOperand, parseCast, type TvCast } from "./tv-cast.js";
 
 /** A `tv_filters` entry: `{ tv, op, value, cast, use_default }`. */
 interface TvFilter {
@@ -23,11 +25,7 @@ interface TvOrder {
   readonly useDefault: boolean;
 }
 
-/** One key of an ORDER BY. */
-export interface SortKey {
-  readonly expr: Expression<unknown>;
-  readonly dir: "asc" | "desc";
-}
+type TvRow = SiteTmplvarContentvalue;
 
 const COMPARISONS: ReadonlySet<Operator> = new Set(["=", "!=", ">", ">=", "<", "<="]);
 
@@ -53,6 +51,8 @@ export async function tvConditions(
         `${where}: cast applies to =, !=, >, >=, <, <= only, not to op "${op}"`,
       );
     }
+    if ((op === "null" || op === "!null") && f.value !== undefined && f.value !== null)
+      throw new BrokerError("invalid_params", `${where}: op "${op}" takes no value`);
     const value = cast ? castOperand(f.value, cast, where) : f.value;
     return { tv: f.tv as string, op, value, cast, useDefault: f.use_default === true, where };
   });
@@ -66,39 +66,60 @@ export async function tvConditions(
     ...filters.map((f) => ({ name: f.tv, what: `${f.where}.tv` })),
     ...orders.map((o, i) => ({ name: o.tv, what: `tv_order[${i}].tv` })),
   ]);
-  const valueOf = (name: string, cast: TvCast | undefined, useDefault: boolean) => {
-    const text = tvValueOf(cms.db, tvs.get(name) as TvDefinition, useDefault);
-    return cast ? castValue(cms.sql, text, cast) : text;
-  };
+  // Each filter joins its TV's value row; an order reuses a filter's join of the same TV, or
+  // joins its own. Evolution keeps one row per (tmplvarid, contentid), so no join repeats a document.
+  const joins = filters.map((f, i) => ({
+    alias: `tv_filter_${i}`,
+    tv: tvs.get(f.tv)!,
+    // Without a default only `null` can pass a document without a value: the others may drop it.
+    inner: !f.useDefault && f.op !== "null",
+  }));
+  const orderAliases = orders.map((o, i) => {
+    const shared = joins.find((j) => j.tv.name === o.tv);
+    if (shared) return shared.alias;
+    joins.push({ alias: `tv_order_${i}`, tv: tvs.get(o.tv)!, inner: false });
+    return `tv_order_${i}`;
+  });
+  const textOf = (alias: string, useDefault: boolean) =>
+    withTvDefault(sql.ref(`${alias}.value`), joins.find((j) => j.alias === alias)!.tv, useDefault);
   return {
-    /** Every filter, all of which a document must pass. */
-    where<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>): Expression<SqlBool> {
-      return eb.and(
-        filters.map((f) =>
-          comparison(
-            eb,
-            cms.sql,
-            { expr: valueOf(f.tv, f.cast, f.useDefault), text: f.cast === undefined },
-            f.op,
-            f.value,
-            f.where,
-          ),
+    /** Joins the TV values the filters and orders read, and keeps the documents every filter passes. */
+    apply(q: ContentQuery): ContentQuery {
+      let joined = q;
+      for (const { alias, tv, inner } of joins) {
+        // The alias is made here, so the typed builder cannot name it: the join is written out.
+        const table = sql<TvRow>`${sql.table("site_tmplvar_contentvalues")}`.as(alias);
+        const on = sql<SqlBool>`${sql.ref(`${alias}.contentid`)} = ${sql.ref("site_content.id")} and ${sql.ref(`${alias}.tmplvarid`)} = ${tv.id}`;
+        joined = (inner
+          ? joined.innerJoin(table, (join) => join.on(on))
+          : joined.leftJoin(table, (join) => join.on(on))) as unknown as ContentQuery;
+      }
+      return joined.where((eb) =>
+        eb.and(
+          filters.map((f, i) => {
+            const text = textOf(joins[i]!.alias, f.useDefault);
+            const expr = f.cast ? cms.sql.numberOf(text, f.cast) : text;
+            return comparison(eb, cms.sql, { expr, text: !f.cast }, f.op, f.value, f.where);
+          }),
         ),
       );
     },
     /**
-     * Sort keys, in order. Documents without a value (or, under a cast, without
-     * a number) come last either way: engines disagree on where NULL sorts.
+     * Sorts by the TV orders. Documents without a value (or, under a cast,
+     * without a number) come last either way: engines disagree on where NULL sorts.
      */
-    orderKeys(): SortKey[] {
-      return orders.flatMap((o) => {
-        const value = valueOf(o.tv, o.cast, o.useDefault);
-        const key = o.cast ? value : cms.sql.exactText(value as Expression<string | null>);
-        return [
-          { expr: sql`case when ${value} is null then 1 else 0 end`, dir: "asc" as const },
-          { expr: key, dir: o.dir },
-        ];
+    orderBy(q: ItemQuery): ItemQuery {
+      let ordered = q;
+      orders.forEach((o, i) => {
+        const text = textOf(orderAliases[i]!, o.useDefault);
+        const value = o.cast ? cms.sql.numberOf(text, o.cast) : cms.sql.exactText(text);
+        ordered = cms.sql.nullsLast
+          ? ordered.orderBy(value, (by) => (o.dir === "desc" ? by.desc() : by.asc()).nullsLast())
+          : ordered
+              .orderBy(sql`case when ${value} is null then 1 else 0 end`)
+              .orderBy(value, o.dir);
       });
+      return ordered;
     },
   };
 }

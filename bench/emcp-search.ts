@@ -1,0 +1,162 @@
+/**
+ * `npm run bench` (second part): `evo.content.search` over a 100k-document
+ * demo database, through the broker's `/mcp/<name>` endpoint, beside the same
+ * search written by hand as one SQL query through the engine's own driver.
+ * SQLite always, MariaDB when it answers. Prints a Markdown report.
+ */
+import { mkdtempSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createPool } from "mysql2/promise";
+import { DEMO_TVS, generateDemo } from "../src/toolsets/emcp/demo/generate.js";
+import { openDatabase } from "../src/toolsets/emcp/open-database.js";
+import { EVO_TABLES } from "../src/toolsets/emcp/schema.js";
+import { broker, stopChildren } from "./processes.js";
+import { sequential } from "./stats.js";
+
+const DOCS = Number(process.env.BENCH_EMCP_DOCS ?? 100_000);
+const CALLS = Number(process.env.BENCH_EMCP_CALLS ?? 100);
+const ROUNDS = 3;
+const MARIADB = "mysql://root@127.0.0.1:3306/test";
+const PREFIX = "bench_";
+
+/** Two TV filters (one under a cast), a TV order under a cast, one page of 20. */
+const SEARCH = {
+  tv_filters: [
+    { tv: "price", op: ">=", value: 500, cast: "UNSIGNED" },
+    { tv: "color", op: "=", value: "red" },
+  ],
+  tv_order: [{ tv: "price", dir: "desc", cast: "DECIMAL(10,2)" }],
+  limit: 20,
+};
+
+/** The same search as a developer would write it for each engine, columns and all. */
+const COLUMNS =
+  "c.id, c.parent, c.pagetitle, c.longtitle, c.description, c.alias, c.published, c.deleted, c.hidemenu, c.menuindex, c.template, c.createdon, c.editedon, c.pub_date, c.unpub_date, c.isfolder, c.type";
+const handWritten = (prefix: string, integer: string, decimal: string) => `
+  SELECT ${COLUMNS} FROM ${prefix}site_content c
+  JOIN ${prefix}site_tmplvar_contentvalues p ON p.contentid = c.id AND p.tmplvarid = ${DEMO_TVS.price}
+  JOIN ${prefix}site_tmplvar_contentvalues k ON k.contentid = c.id AND k.tmplvarid = ${DEMO_TVS.color}
+  WHERE c.deleted = 0 AND CAST(p.value AS ${integer}) >= ? AND k.value = ?
+  ORDER BY CAST(p.value AS ${decimal}) DESC, c.id LIMIT 21`;
+
+async function drop(spec: string): Promise<void> {
+  const { db } = openDatabase(spec, { prefix: PREFIX });
+  for (const table of [...EVO_TABLES].reverse())
+    await db.schema.dropTable(table).ifExists().execute();
+  await db.destroy();
+}
+
+async function fill(spec: string): Promise<void> {
+  await drop(spec);
+  const { db } = openDatabase(spec, { prefix: PREFIX });
+  await generateDemo(db, PREFIX, DOCS);
+  await db.destroy();
+}
+
+async function mcpCaller(port: number, name: string): Promise<() => Promise<unknown>> {
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp/${name}`)),
+  );
+  return async () => {
+    const result = await client.callTool({ name: "evo.content.search", arguments: SEARCH });
+    if (result.isError) throw new Error(JSON.stringify(result.content));
+  };
+}
+
+async function mariadbUp(): Promise<boolean> {
+  const pool = createPool({ uri: MARIADB, connectionLimit: 1 });
+  try {
+    await pool.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await pool.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const sqliteFile = join(mkdtempSync(join(tmpdir(), "mcp-broker-bench-emcp-")), "evo.sqlite");
+  const engines: { name: string; spec: string; direct: () => Promise<() => Promise<unknown>> }[] = [
+    {
+      name: "sqlite",
+      spec: `sqlite:${sqliteFile}`,
+      direct: async () => {
+        const statement = new Database(sqliteFile, { readonly: true }).prepare(
+          handWritten(PREFIX, "INTEGER", "REAL"),
+        );
+        // Synchronous: yield after each call, or the MCP client's idle keep-alive socket,
+        // closed by the server meanwhile, is only noticed when the next call is sent on it.
+        return async () => {
+          statement.all(500, "red");
+          await new Promise((resolve) => setImmediate(resolve));
+        };
+      },
+    },
+  ];
+  if (await mariadbUp()) {
+    engines.push({
+      name: "mariadb",
+      spec: MARIADB,
+      direct: async () => {
+        const pool = createPool({ uri: MARIADB, connectionLimit: 1 });
+        const query = handWritten(PREFIX, "UNSIGNED", "DECIMAL(10,2)");
+        return async () => pool.execute(query, [500, "red"]);
+      },
+    });
+  }
+  const filled: Record<string, number> = {};
+  for (const engine of engines) {
+    const t = performance.now();
+    await fill(engine.spec);
+    filled[engine.name] = (performance.now() - t) / 1000;
+  }
+  const { port } = await broker({
+    tree: engines.map((e) => ({
+      path: `/${e.name}`,
+      source: { backend: "emcp", database: e.spec, table_prefix: PREFIX },
+    })),
+  });
+
+  const lines = [
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+    `evo.content.search, ${DOCS} documents: ${JSON.stringify(SEARCH)}. p50 of ${CALLS} sequential calls, best of ${ROUNDS} interleaved rounds.`,
+    "",
+    "| engine | hand-written SQL, driver p50 ms | /mcp/<name> p50 ms | ratio | p99 ms (driver / broker) | demo fill s |",
+    "| --- | ---: | ---: | ---: | --- | ---: |",
+  ];
+  for (const engine of engines) {
+    const direct = await engine.direct();
+    const viaBroker = await mcpCaller(port, engine.name);
+    await sequential(direct, 20);
+    await sequential(viaBroker, 20);
+    const best = {
+      direct: { p50: Infinity, p99: Infinity },
+      broker: { p50: Infinity, p99: Infinity },
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      const d = await sequential(direct, CALLS);
+      const b = await sequential(viaBroker, CALLS);
+      if (d.p50 < best.direct.p50) best.direct = d;
+      if (b.p50 < best.broker.p50) best.broker = b;
+    }
+    const f = (n: number) => n.toFixed(3);
+    lines.push(
+      `| ${engine.name} | ${f(best.direct.p50)} | ${f(best.broker.p50)} | ${(best.broker.p50 / best.direct.p50).toFixed(2)} | ${f(best.direct.p99)} / ${f(best.broker.p99)} | ${filled[engine.name]!.toFixed(1)} |`,
+    );
+  }
+  console.log(lines.join("\n"));
+  for (const engine of engines.filter((e) => e.name !== "sqlite")) await drop(engine.spec);
+}
+
+main()
+  .catch((err: Error) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(stopChildren);
