@@ -335,6 +335,29 @@ describe("evo.content.search", () => {
     expect(res.body.error.message).toMatch(message);
   });
 
+  it.each([
+    ["parent", -1],
+    ["published", "yes"],
+    ["deleted", 1],
+    ["template", "3"],
+    ["hidemenu", "no"],
+    ["depth", 99],
+    ["with_tvs", "price"],
+    ["with_content", "yes"],
+    ["tv_filters", { tv: "price" }],
+    ["tv_order", "price"],
+    ["tags_data", ["alpha"]],
+    ["order_by", 1],
+    ["order_dir", true],
+    ["order_by_date", "newest"],
+    ["limit", "20"],
+    ["offset", -1],
+  ])("refuses %s of the wrong type or range, naming it", async (name, value) => {
+    const res = await search("sqlite", { limit: 5, [name]: value });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain(name);
+  });
+
   it("takes injection attempts as plain values", async () => {
     for (const [engine] of engines) {
       for (const value of [
@@ -346,7 +369,15 @@ describe("evo.content.search", () => {
         expect(await ids(engine, { tv_filters: [{ tv: "color", op: "=", value }] })).toEqual([]);
         expect(await ids(engine, { tv_filters: [{ tv: "color", op: "like", value }] })).toEqual([]);
       }
-      expect(await ids(engine, { limit: 1 })).toHaveLength(1);
+      const { db } = openDatabase(engines.find(([e]) => e === engine)![1], {
+        prefix: evo3.prefix,
+      });
+      const { count } = await db
+        .selectFrom("site_content")
+        .select((eb) => eb.fn.countAll().as("count"))
+        .executeTakeFirstOrThrow();
+      await db.destroy();
+      expect(Number(count)).toBe(DOCS);
     }
   });
 
