@@ -254,6 +254,19 @@ describe("evo.content.search", () => {
     }
   });
 
+  it("tags_data matches tag names exactly, through the TagSaver tables", async () => {
+    for (const [engine] of engines) {
+      const tagged = await ids(engine, { tags_data: { tv_id: DEMO_TVS.tags, tags: ["alpha"] } });
+      expect(tagged.length).toBeGreaterThan(0);
+      expect(await ids(engine, { tags_data: { tv_id: DEMO_TVS.tags, tags: ["ALPHA"] } })).toEqual(
+        [],
+      );
+      expect(await ids(engine, { tags_data: { tv_id: DEMO_TVS.price, tags: ["alpha"] } })).toEqual(
+        [],
+      );
+    }
+  });
+
   it("use_default compares the TV's default where the template carries the TV", async () => {
     const black = withValue(
       DEMO_TVS.color,

@@ -155,7 +155,7 @@ export function contentSearch(limits: EmcpLimits): EmcpTool {
                   .innerJoin("tags", "tags.id", "site_content_tags.tag_id")
                   .select("site_content_tags.doc_id")
                   .where("site_content_tags.tv_id", "=", tags!.tv_id)
-                  .where("tags.name", "in", tags!.tags),
+                  .where(cms.sql.exactText(sql.ref("tags.name")), "in", tags!.tags),
               ),
             ),
         order: (q) => orderOf(tv.orderBy(q), args),
