@@ -122,10 +122,64 @@ const EmcpSourceSchema = z.strictObject({
   ...mountFields,
 });
 
+const ENV_NAME = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
+
+const CommandToolSchema = z
+  .strictObject({
+    name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, _ . - (at most 64)"),
+    description: z.string().optional(),
+    argv: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe("The program and its fixed arguments; never run by a shell."),
+    input_schema: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("JSON Schema of the arguments; default: no arguments."),
+    arguments: z
+      .record(z.string(), z.array(z.string().min(1)))
+      .optional()
+      .describe('Per argument, the argv elements it adds; "{value}" is the value, one element.'),
+    max_bytes: z.int().positive().optional().describe("stdout read at most; default 1 MiB."),
+    timeout_ms: z.int().positive().optional().describe("Default 30000."),
+    cwd: z.string().optional(),
+    env: z.array(ENV_NAME).optional().describe("Variables passed through; nothing else is."),
+  })
+  .superRefine((tool, ctx) => {
+    const properties = (tool.input_schema?.properties ?? {}) as Record<string, unknown>;
+    for (const name of Object.keys(tool.arguments ?? {})) {
+      if (!(name in properties))
+        ctx.addIssue({
+          code: "custom",
+          path: ["arguments", name],
+          message: `argument '${name}' is not a property of input_schema`,
+        });
+    }
+    for (const name of Object.keys(properties)) {
+      if (!(name in (tool.arguments ?? {})))
+        ctx.addIssue({
+          code: "custom",
+          path: ["input_schema", "properties", name],
+          message: `property '${name}' has no argv mapping in arguments`,
+        });
+    }
+  });
+
+const CommandSourceSchema = z.strictObject({
+  backend: z.literal("command"),
+  tools: z.array(CommandToolSchema).min(1).describe("The closed list of commands served as tools."),
+  cwd: z.string().optional().describe("Working directory of every tool without its own."),
+  env: z.array(ENV_NAME).optional().describe("Variables passed through to every tool."),
+  max_bytes: z.int().positive().optional(),
+  timeout_ms: z.int().positive().optional(),
+  ...mountFields,
+});
+
 export const SourceSchema = z.discriminatedUnion("backend", [
   StdioSourceSchema,
   HttpSourceSchema,
   EmcpSourceSchema,
+  CommandSourceSchema,
 ]);
 
 export interface NodeConfig {
@@ -251,6 +305,7 @@ export type SourceConfig = z.infer<typeof SourceSchema>;
 export type StdioSourceConfig = z.infer<typeof StdioSourceSchema>;
 export type HttpSourceConfig = z.infer<typeof HttpSourceSchema>;
 export type EmcpSourceConfig = z.infer<typeof EmcpSourceSchema>;
+export type CommandSourceConfig = z.infer<typeof CommandSourceSchema>;
 export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
 export type RenderMode = (typeof RENDER_MODES)[number];
 export type Limits = z.infer<typeof LimitsSchema>;

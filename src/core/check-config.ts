@@ -32,5 +32,14 @@ export function sourceDefinition(mount: Mount): string {
         source.max_offset,
         source.max_depth,
       ]);
+    case "command":
+      return JSON.stringify([
+        source.backend,
+        source.tools,
+        source.cwd,
+        source.env,
+        source.max_bytes,
+        source.timeout_ms,
+      ]);
   }
 }

@@ -2,6 +2,7 @@ import type { Logger } from "../core/log.js";
 import type { SupervisedRouter } from "../core/router.js";
 import type { Mount } from "../tree/skeleton.js";
 import { EmcpSource } from "../toolsets/emcp/emcp-source.js";
+import { CommandSource } from "./command/command-source.js";
 import { httpBackend } from "./mcp/http-backend.js";
 import { McpSource } from "./mcp/mcp-source.js";
 import { stdioBackend } from "./mcp/stdio-backend.js";
@@ -15,5 +16,7 @@ export function createSource(mount: Mount, log: Logger): SupervisedRouter {
       return new McpSource(mount.id, httpBackend(mount.source), log);
     case "emcp":
       return new EmcpSource(mount.id, mount.source, log);
+    case "command":
+      return new CommandSource(mount.id, mount.source, log);
   }
 }

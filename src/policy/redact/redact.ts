@@ -32,8 +32,17 @@ export function redactText(text: string, keys: ReadonlySet<string>): string {
   } catch {
     return text;
   }
+  // Text with nothing to remove is returned as it came, byte for byte.
+  if (!holdsKey(parsed, keys)) return text;
   const redacted = redactValue(parsed, keys);
   return JSON.stringify(redacted, null, text.includes("\n") ? 2 : undefined);
+}
+
+function holdsKey(value: unknown, keys: ReadonlySet<string>): boolean {
+  if (Array.isArray(value)) return value.some((v) => holdsKey(v, keys));
+  if (value !== null && typeof value === "object")
+    return Object.entries(value).some(([k, v]) => keys.has(k.toLowerCase()) || holdsKey(v, keys));
+  return false;
 }
 
 /** A tool result without sensitive keys: in structured content, text parts and embedded resources. */

@@ -1,0 +1,59 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CommandOutcome } from "./run-command.js";
+
+/** JSON text as a value, or undefined when it is not JSON. */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A run as a tool result, passed through and never reinterpreted: stdout's
+ * JSON is the structured result and, verbatim, the text. Every failure is a
+ * tool error with its `kind`, the exit code, the signal and bounded stderr,
+ * and the command's own JSON error when it printed one.
+ */
+export function commandResult(outcome: CommandOutcome): CallToolResult {
+  if (outcome.kind === "ok") {
+    const value = parsed(outcome.stdout);
+    if (value === undefined) {
+      return failure({
+        kind: "invalid_json",
+        message: "the command's output is not JSON",
+        exit_code: 0,
+        signal: null,
+        stdout: outcome.stdout.slice(0, 2000),
+        stderr: outcome.stderr,
+      });
+    }
+    return {
+      content: [{ type: "text", text: outcome.stdout }],
+      // MCP's structured content is an object; other JSON stays in the text.
+      ...(isObject(value) ? { structuredContent: value } : {}),
+    };
+  }
+  const own = [outcome.stderr, outcome.stdout].map(parsed).find(isObject);
+  return failure({
+    kind: outcome.kind,
+    message: outcome.message,
+    exit_code: outcome.exitCode,
+    signal: outcome.signal,
+    stderr: outcome.stderr,
+    ...(own ? { command_output: own } : {}),
+  });
+}
+
+function failure(error: Record<string, unknown>): CallToolResult {
+  const structured = { error };
+  return {
+    isError: true,
+    content: [{ type: "text", text: JSON.stringify(structured) }],
+    structuredContent: structured,
+  };
+}

@@ -1,0 +1,186 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config/load.js";
+import { startBroker, type TestBroker } from "../helpers/broker.js";
+
+const TOOL = fileURLToPath(new URL("../fixtures/command-tool.mjs", import.meta.url));
+const run = (mode: string, extra: Record<string, unknown> = {}) => ({
+  name: mode.replace(/-/g, "_"),
+  argv: [process.execPath, TOOL, mode],
+  ...extra,
+});
+const pidFile = join(mkdtempSync(join(tmpdir(), "mcp-broker-command-")), "grandchild.pid");
+
+/** Whether a process runs: killed ones may stay zombies until someone reaps them. */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+let broker: TestBroker;
+beforeAll(async () => {
+  process.env.COMMAND_TEST_SECRET = "must-not-leak";
+  process.env.COMMAND_TEST_ALLOWED = "passed-through";
+  broker = await startBroker({
+    tree: [
+      {
+        path: "/cli",
+        source: {
+          backend: "command",
+          env: ["COMMAND_TEST_ALLOWED"],
+          tools: [
+            run("argv", {
+              description: "Echoes its argv and environment.",
+              input_schema: {
+                properties: {
+                  query: { type: "string" },
+                  tags: { type: "array", items: { type: "string" } },
+                  verbose: { type: "boolean" },
+                  count: { type: "integer", minimum: 1 },
+                },
+              },
+              arguments: {
+                query: ["--query", "{value}"],
+                tags: ["--tag", "{value}"],
+                verbose: ["-v"],
+                count: ["-n{value}", "{value}"],
+              },
+            }),
+            run("fail"),
+            run("fail-stdout"),
+            run("garbage"),
+            run("array"),
+            run("big", { argv: [process.execPath, TOOL, "big", "5000"], max_bytes: 1000 }),
+            run("hang", { argv: [process.execPath, TOOL, "hang", pidFile], timeout_ms: 1500 }),
+            run("signal"),
+            { name: "missing", argv: ["/nonexistent/program"] },
+          ],
+        },
+      },
+    ],
+  });
+}, 30_000);
+afterAll(async () => {
+  await broker?.close();
+  delete process.env.COMMAND_TEST_SECRET;
+  delete process.env.COMMAND_TEST_ALLOWED;
+});
+
+const call = (tool: string, args: unknown = {}) =>
+  broker.post("/meta_call", { path: `/cli/${tool}`, args });
+const errorOf = async (tool: string) => {
+  const res = await call(tool);
+  expect(res.status).toBe(200);
+  expect(res.body.is_error).toBe(true);
+  return res.body.output.structuredContent.error;
+};
+
+describe("the command source", () => {
+  it("lists exactly the configured commands, with their schemas", async () => {
+    const res = await broker.post("/meta_desc", { path: "/cli/argv" });
+    expect(res.body.input_schema ?? res.body.inputSchema ?? res.body).toBeDefined();
+    const tree = await broker.post("/meta_tree", { path: "/cli" });
+    const names = JSON.stringify(tree.body);
+    for (const name of ["argv", "fail", "garbage", "big", "hang", "missing"])
+      expect(names).toContain(`"${name}"`);
+    expect(names).not.toContain("sh");
+  });
+
+  it("turns every argument into whole argv elements, metacharacters and all, and nothing else", async () => {
+    const query = "a; rm -rf / $(touch x) `id` | cat > y && echo 'z' \"q\" \\n *";
+    const res = await call("argv", { query, tags: ["x y", "--z"], verbose: true, count: 3 });
+    expect(res.status).toBe(200);
+    expect(res.body.output.structuredContent.argv).toEqual([
+      "--query",
+      query,
+      "--tag",
+      "x y",
+      "--tag",
+      "--z",
+      "-v",
+      "-n{value}",
+      "3",
+    ]);
+    const none = await call("argv", { verbose: false });
+    expect(none.body.output.structuredContent.argv).toEqual([]);
+  });
+
+  it("passes stdout through byte for byte, and only the allowed environment", async () => {
+    const res = await call("argv");
+    const text: string = res.body.output.content[0].text;
+    expect(text.startsWith('{ "ok":true,   "argv": [] ,"env": ')).toBe(true);
+    expect(text.endsWith(" }\n")).toBe(true);
+    expect(res.body.output.structuredContent.env).toEqual({
+      COMMAND_TEST_ALLOWED: "passed-through",
+    });
+  });
+
+  it("answers a failure with its kind, exit code and the command's own JSON error", async () => {
+    expect(await errorOf("fail")).toMatchObject({
+      kind: "exit",
+      exit_code: 2,
+      signal: null,
+      command_output: { ok: false, error: { message: "no such proposal" } },
+    });
+    expect(await errorOf("fail_stdout")).toMatchObject({
+      kind: "exit",
+      exit_code: 1,
+      command_output: { ok: false, step: "test", status: "failed" },
+    });
+    expect(await errorOf("signal")).toMatchObject({ kind: "exit", signal: "SIGTERM" });
+    expect(await errorOf("garbage")).toMatchObject({ kind: "invalid_json", exit_code: 0 });
+    expect(await errorOf("missing")).toMatchObject({ kind: "spawn_failed" });
+    const big = await errorOf("big");
+    expect(big).toMatchObject({ kind: "too_large" });
+    expect(big.message).toContain("1000 bytes");
+  });
+
+  it("keeps JSON that is not an object as text only", async () => {
+    const res = await call("array");
+    expect(res.body.is_error).toBe(false);
+    expect(res.body.output.content[0].text).toBe("[1, 2, 3]");
+    expect(res.body.output.structuredContent).toBeUndefined();
+  });
+
+  it("kills the whole process group on timeout, leaving nothing behind", async () => {
+    const started = Date.now();
+    expect(await errorOf("hang")).toMatchObject({ kind: "timeout", signal: "SIGKILL" });
+    expect(Date.now() - started).toBeLessThan(5000);
+    const grandchild = Number(readFileSync(pidFile, "utf8"));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(running(grandchild)).toBe(false);
+  });
+
+  it.each([
+    [{ extra: 1 }, /extra/],
+    [{ query: 5 }, /query/],
+    [{ count: 0 }, /count/],
+    [{ tags: "x" }, /tags/],
+  ])("refuses arguments %j, saying what is wrong", async (args, message) => {
+    const res = await call("argv", args);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(message);
+  });
+
+  it.each([
+    [{ name: "t", argv: [] }, /argv/],
+    [{ name: "t", argv: ["x"], arguments: { q: ["{value}"] } }, /argument 'q' is not a property/],
+    [
+      { name: "t", argv: ["x"], input_schema: { properties: { q: { type: "string" } } } },
+      /property 'q' has no argv mapping/,
+    ],
+    [{ name: "a b", argv: ["x"] }, /name/],
+    [{ name: "t", argv: ["x"], env: ["NOT-A-NAME"] }, /environment variable/],
+  ])("refuses the tool config %j", (tool, message) => {
+    const text = JSON.stringify({
+      tree: [{ path: "/c", source: { backend: "command", tools: [tool] } }],
+    });
+    expect(() => parseConfig(text, "c.json", {})).toThrow(message);
+  });
+});
