@@ -124,7 +124,7 @@ const EmcpSourceSchema = z.strictObject({
 
 const ENV_NAME = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
 
-const CommandToolSchema = z
+export const CommandToolSchema = z
   .strictObject({
     name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, _ . - (at most 64)"),
     description: z.string().optional(),
@@ -165,21 +165,52 @@ const CommandToolSchema = z
     }
   });
 
+/** The presets in the package's `presets/` folder. */
+export const COMMAND_PRESETS = ["ctxt"] as const;
+
 const CommandSourceSchema = z.strictObject({
   backend: z.literal("command"),
-  tools: z.array(CommandToolSchema).min(1).describe("The closed list of commands served as tools."),
+  tools: z
+    .array(CommandToolSchema)
+    .min(1)
+    .optional()
+    .describe("The closed list of commands served as tools (or a preset's)."),
+  preset: z
+    .enum(COMMAND_PRESETS)
+    .optional()
+    .describe("A ready list of tools from the package's presets/ folder, instead of tools."),
+  program: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("With a preset: the program its command lines run; default the preset's."),
   cwd: z.string().optional().describe("Working directory of every tool without its own."),
+  network: z
+    .boolean()
+    .optional()
+    .describe("false: run the commands without network access (Linux: unshare -rn)."),
   env: z.array(ENV_NAME).optional().describe("Variables passed through to every tool."),
   max_bytes: z.int().positive().optional(),
   timeout_ms: z.int().positive().optional(),
   ...mountFields,
 });
 
+const CheckedCommandSourceSchema = CommandSourceSchema.superRefine((source, ctx) => {
+  if ((source.tools === undefined) === (source.preset === undefined))
+    ctx.addIssue({ code: "custom", message: "a command source has either tools or a preset" });
+  if (source.program !== undefined && source.preset === undefined)
+    ctx.addIssue({
+      code: "custom",
+      path: ["program"],
+      message: "program applies to a preset; write the program in each tool's argv",
+    });
+});
+
 export const SourceSchema = z.discriminatedUnion("backend", [
   StdioSourceSchema,
   HttpSourceSchema,
   EmcpSourceSchema,
-  CommandSourceSchema,
+  CheckedCommandSourceSchema,
 ]);
 
 export interface NodeConfig {

@@ -36,6 +36,9 @@ export function sourceDefinition(mount: Mount): string {
       return JSON.stringify([
         source.backend,
         source.tools,
+        source.preset,
+        source.program,
+        source.network,
         source.cwd,
         source.env,
         source.max_bytes,

@@ -2,7 +2,10 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { noNetworkPrefix } from "../../src/sources/command/no-network.js";
 import { parseConfig } from "../../src/config/load.js";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
 
@@ -183,4 +186,44 @@ describe("the command source", () => {
     });
     expect(() => parseConfig(text, "c.json", {})).toThrow(message);
   });
+});
+
+describe("network: false", () => {
+  const isolation = noNetworkPrefix();
+  it.runIf("prefix" in isolation || process.env.CI === "true")(
+    "runs the command without network access, where the same command has it otherwise",
+    async () => {
+      const server = createServer((_req, res) => res.end("ok"));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const port = String((server.address() as AddressInfo).port);
+      const tool = { name: "reach", argv: [process.execPath, TOOL, "network", port] };
+      const both = await startBroker({
+        tree: [
+          { path: "/with", source: { backend: "command", tools: [tool] } },
+          { path: "/without", source: { backend: "command", network: false, tools: [tool] } },
+        ],
+      });
+      try {
+        const reach = async (path: string) =>
+          (await both.post("/meta_call", { path: `${path}/reach`, args: {} })).body.output
+            .structuredContent;
+        expect(await reach("/with")).toEqual({ reached: true });
+        expect(await reach("/without")).toMatchObject({ reached: false });
+      } finally {
+        await both.close();
+        server.close();
+      }
+    },
+  );
+  it("says why it cannot where unshare is missing", () => {
+    const saved = process.env.PATH;
+    process.env.PATH = "/nonexistent";
+    try {
+      expect(noNetworkPrefix()).toEqual({ problem: "unshare (util-linux) is not on PATH" });
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+  if (!("prefix" in isolation) && process.env.CI !== "true")
+    it.skip(`skipped: this machine cannot run commands without network (${isolation.problem})`);
 });

@@ -1,25 +1,29 @@
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { CallToolResult, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { BrokerError } from "../../core/errors.js";
 import type { Logger } from "../../core/log.js";
 import type { CallContext, SourceStatus, SupervisedRouter } from "../../core/router.js";
 import type { CommandSourceConfig } from "../../config/schema.js";
 import { callArgv } from "./command-argv.js";
+import { noNetworkPrefix } from "./no-network.js";
+import { commandSetup, type CommandSetup, type CommandTool } from "./preset.js";
 import { commandResult } from "./command-result.js";
 import { runCommand } from "./run-command.js";
 
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-type CommandTool = CommandSourceConfig["tools"][number];
-
 /**
  * Local programs as tools: exactly the commands the config lists (a closed
  * allowlist), each run without a shell, its output passed through as it is.
  */
 export class CommandSource implements SupervisedRouter {
+  private readonly setup: CommandSetup;
   private readonly tools: Map<string, CommandTool>;
   private lastError: string | undefined;
+  /** Put before every argv: runs it without network, when `network: false` and the OS allows. */
+  private argvPrefix: string[] = [];
   private started = false;
 
   constructor(
@@ -27,21 +31,38 @@ export class CommandSource implements SupervisedRouter {
     private readonly config: CommandSourceConfig,
     private readonly log: Logger,
   ) {
-    this.tools = new Map(config.tools.map((t) => [t.name, t]));
+    this.setup = commandSetup(config);
+    this.tools = new Map(this.setup.tools.map((t) => [t.name, t]));
   }
 
   async start(): Promise<void> {
-    for (const tool of this.config.tools) {
-      const cwd = tool.cwd ?? this.config.cwd;
-      if (cwd !== undefined && !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-        this.lastError = `the working directory ${cwd} of tool ${tool.name} is not a directory`;
-        throw new BrokerError("unavailable", `source ${this.name}: ${this.lastError}`, {
-          source: this.name,
-        });
+    for (const tool of this.setup.tools) {
+      const cwd = tool.cwd ?? this.config.cwd ?? process.cwd();
+      if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory())
+        this.fail(`the working directory ${cwd} of tool ${tool.name} is not a directory`);
+      const needed = this.setup.requiresOneOf;
+      if (needed.length > 0 && !needed.some((file) => existsSync(join(cwd, file)))) {
+        this.fail(
+          `${tool.argv[0]} needs ${needed.join(" or ")} in its working directory ${cwd}; set cwd to the project's folder`,
+        );
       }
+    }
+    if (this.config.network === false) {
+      const isolation = noNetworkPrefix();
+      if ("prefix" in isolation) this.argvPrefix = isolation.prefix;
+      else
+        this.log.warn(
+          { source: this.name, problem: isolation.problem },
+          "network: false cannot be enforced here; the commands run WITH network access",
+        );
     }
     this.started = true;
     this.log.info({ source: this.name, tools: this.tools.size }, "source up");
+  }
+
+  private fail(problem: string): never {
+    this.lastError = problem;
+    throw new BrokerError("unavailable", `source ${this.name}: ${problem}`, { source: this.name });
   }
 
   status(): SourceStatus {
@@ -57,7 +78,7 @@ export class CommandSource implements SupervisedRouter {
   }
 
   async listTools(): Promise<Tool[]> {
-    return this.config.tools.map((t) => ({
+    return this.setup.tools.map((t) => ({
       name: t.name,
       description: t.description ?? `Runs ${t.argv.join(" ")}`,
       inputSchema: {
@@ -75,8 +96,8 @@ export class CommandSource implements SupervisedRouter {
   ): Promise<CallToolResult> {
     const tool = this.tools.get(name);
     if (!tool) throw new BrokerError("not_found", `unknown tool "${name}"`, { tool: name });
-    const argv = callArgv(tool, args);
-    const passed = tool.env ?? this.config.env ?? [];
+    const argv = [...this.argvPrefix, ...callArgv(tool, args)];
+    const passed = tool.env ?? this.setup.env;
     const env = Object.fromEntries(
       passed.flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])),
     );
@@ -86,7 +107,7 @@ export class CommandSource implements SupervisedRouter {
       env,
       maxBytes: tool.max_bytes ?? this.config.max_bytes ?? DEFAULT_MAX_BYTES,
       timeoutMs: Math.min(
-        tool.timeout_ms ?? this.config.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+        tool.timeout_ms ?? this.setup.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         Math.max(ctx.deadline - Date.now(), 1),
       ),
       signal: ctx.signal,
