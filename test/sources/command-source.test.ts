@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -158,6 +158,34 @@ describe("the command source", () => {
     const grandchild = Number(readFileSync(pidFile, "utf8"));
     await new Promise((r) => setTimeout(r, 200));
     expect(running(grandchild)).toBe(false);
+  });
+
+  it("stops a running command when its source is removed by a reload", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-command-")), "grandchild.pid");
+    const hang = {
+      path: "/c",
+      source: {
+        backend: "command",
+        tools: [{ name: "hang", argv: [process.execPath, TOOL, "hang", file] }],
+      },
+    };
+    const other = await startBroker({ tree: [hang] }, { reload: true });
+    try {
+      const pending = other.post("/meta_call", { path: "/c/hang", args: {} });
+      await expect.poll(() => existsSync(file), { timeout: 5000 }).toBe(true);
+      const grandchild = Number(readFileSync(file, "utf8"));
+      expect(running(grandchild)).toBe(true);
+      writeFileSync(
+        other.configFile,
+        JSON.stringify({
+          tree: [{ ...hang, path: "/d", source: { ...hang.source, tools: [run("array")] } }],
+        }),
+      );
+      await expect.poll(() => running(grandchild), { timeout: 10_000 }).toBe(false);
+      expect((await pending).body.output.structuredContent.error.kind).toBe("timeout");
+    } finally {
+      await other.close();
+    }
   });
 
   it.each([

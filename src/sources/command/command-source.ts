@@ -24,6 +24,8 @@ export class CommandSource implements SupervisedRouter {
   private lastError: string | undefined;
   /** Put before every argv: runs it without network, when `network: false` and the OS allows. */
   private argvPrefix: string[] = [];
+  /** Aborted on close, so no command outlives the broker. */
+  private readonly closing = new AbortController();
   private started = false;
 
   constructor(
@@ -110,7 +112,7 @@ export class CommandSource implements SupervisedRouter {
         tool.timeout_ms ?? this.setup.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         Math.max(ctx.deadline - Date.now(), 1),
       ),
-      signal: ctx.signal,
+      signal: AbortSignal.any([ctx.signal, this.closing.signal]),
     });
     if (outcome.kind !== "ok")
       this.log.debug({ source: this.name, tool: name, kind: outcome.kind }, "command failed");
@@ -119,5 +121,6 @@ export class CommandSource implements SupervisedRouter {
 
   async close(): Promise<void> {
     this.started = false;
+    this.closing.abort();
   }
 }
