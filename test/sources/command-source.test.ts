@@ -160,6 +160,31 @@ describe("the command source", () => {
     expect(running(grandchild)).toBe(false);
   });
 
+  it("answers when the command exits, ending what it left running", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-command-")), "background.pid");
+    const other = await startBroker({
+      tree: [
+        {
+          path: "/c",
+          source: {
+            backend: "command",
+            tools: [{ name: "bg", argv: [process.execPath, TOOL, "background", file] }],
+          },
+        },
+      ],
+    });
+    try {
+      const started = Date.now();
+      const res = await other.post("/meta_call", { path: "/c/bg", args: {} });
+      expect(res.body.output.structuredContent).toEqual({ ok: true });
+      expect(Date.now() - started).toBeLessThan(5000);
+      const left = Number(readFileSync(file, "utf8"));
+      await expect.poll(() => running(left), { timeout: 2000 }).toBe(false);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("stops a running command when its source is removed by a reload", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-command-")), "grandchild.pid");
     const hang = {

@@ -102,9 +102,10 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
         message: `could not start ${program}: ${err.message}`,
       }),
     );
+    // Children the command left behind go with it; until they do, they would hold its
+    // output pipes open and keep the call waiting.
+    child.on("exit", killGroup);
     child.on("close", (exitCode, signal) => {
-      // The group may hold children that outlived the command: they go with it.
-      killGroup();
       const out = Buffer.concat(stdout).toString("utf8");
       const err = Buffer.concat(stderr).toString("utf8");
       if (stopped) {
