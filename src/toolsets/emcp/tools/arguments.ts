@@ -15,8 +15,7 @@ export const DEFAULT_EMCP_LIMITS: EmcpLimits = {
 
 /** JSON Schema pieces the tools share, with the limits in force written into them. */
 export function schemaParts(limits: EmcpLimits) {
-  return {
-    id: { type: "integer", minimum: 1, description: "A document id." },
+  const item = {
     with_tvs: {
       type: "array",
       items: { type: "string", pattern: "^[A-Za-z0-9_.-]+(:d)?$" },
@@ -24,6 +23,8 @@ export function schemaParts(limits: EmcpLimits) {
         'TV names to add as item.tvs; "name:d" falls back to the TV\'s default when a document has none.',
     },
     with_content: { type: "boolean", default: false, description: "Add content and introtext." },
+  } as const;
+  const page = {
     limit: {
       type: "integer",
       minimum: 1,
@@ -37,6 +38,15 @@ export function schemaParts(limits: EmcpLimits) {
       default: 0,
       description: `Items to skip, at most ${limits.maxOffset}.`,
     },
+  } as const;
+  return {
+    id: { type: "integer", minimum: 1, description: "A document id." },
+    /** What a document answer may add: TVs, content. */
+    item,
+    /** limit and offset. */
+    page,
+    /** What every list of documents takes after its own parameters: the item extras, the page. */
+    listing: { ...item, ...page },
     depth: {
       type: "integer",
       minimum: 1,

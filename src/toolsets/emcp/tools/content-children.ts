@@ -12,10 +12,7 @@ export function contentChildren(limits: EmcpLimits): EmcpTool {
       "List the documents directly under a document, in menu order. Deleted documents are left out.",
       {
         id: p.id,
-        with_tvs: p.with_tvs,
-        with_content: p.with_content,
-        limit: p.limit,
-        offset: p.offset,
+        ...p.listing,
       },
       ["id", "limit"],
     ),

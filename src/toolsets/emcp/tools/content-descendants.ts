@@ -16,10 +16,7 @@ export function contentDescendants(limits: EmcpLimits): EmcpTool {
       {
         id: p.id,
         depth: p.depth,
-        with_tvs: p.with_tvs,
-        with_content: p.with_content,
-        limit: p.limit,
-        offset: p.offset,
+        ...p.listing,
       },
       ["id", "limit"],
     ),

@@ -11,7 +11,7 @@ export function contentGet(limits: EmcpLimits): EmcpTool {
     definition: toolDefinition(
       "evo.content.get",
       "Get one document by id, with the TVs named in with_tvs. item is null when there is no such document.",
-      { id: p.id, with_tvs: p.with_tvs, with_content: p.with_content },
+      { id: p.id, ...p.item },
       ["id"],
     ),
     async run({ db }: CmsDatabase, args) {

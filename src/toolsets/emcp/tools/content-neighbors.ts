@@ -16,7 +16,7 @@ export function contentNeighbors(limits: EmcpLimits): EmcpTool {
     definition: toolDefinition(
       "evo.content.neighbors",
       "Get the previous and next sibling of a document in menu order.",
-      { id: p.id, with_tvs: p.with_tvs, with_content: p.with_content },
+      { id: p.id, ...p.item },
       ["id"],
     ),
     async run({ db }: CmsDatabase, args) {

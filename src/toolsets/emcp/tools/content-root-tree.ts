@@ -15,10 +15,7 @@ export function contentRootTree(limits: EmcpLimits): EmcpTool {
       "List the site from the top, depth levels deep (default 1: the top-level documents), level by level in menu order.",
       {
         depth: p.depth,
-        with_tvs: p.with_tvs,
-        with_content: p.with_content,
-        limit: p.limit,
-        offset: p.offset,
+        ...p.listing,
       },
       ["limit"],
     ),

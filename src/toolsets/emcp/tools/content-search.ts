@@ -52,8 +52,7 @@ export function contentSearch(limits: EmcpLimits): EmcpTool {
         },
         template: { type: "integer", minimum: 0 },
         hidemenu: { type: "boolean" },
-        with_tvs: p.with_tvs,
-        with_content: p.with_content,
+        ...p.item,
         tv_filters: {
           type: "array",
           maxItems: 10,
@@ -113,8 +112,7 @@ export function contentSearch(limits: EmcpLimits): EmcpTool {
           description:
             "Order by pub_date where set, else createdon (after tv_order, before order_by).",
         },
-        limit: p.limit,
-        offset: p.offset,
+        ...p.page,
       },
       ["limit"],
     ),

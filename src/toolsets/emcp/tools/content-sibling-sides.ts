@@ -18,10 +18,7 @@ export function contentSiblingSide(side: "prev" | "next", limits: EmcpLimits): E
       `List the siblings ${side === "prev" ? "before" : "after"} a document in menu order.`,
       {
         id: p.id,
-        with_tvs: p.with_tvs,
-        with_content: p.with_content,
-        limit: p.limit,
-        offset: p.offset,
+        ...p.listing,
       },
       ["id", "limit"],
     ),

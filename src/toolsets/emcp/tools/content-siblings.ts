@@ -12,10 +12,7 @@ export function contentSiblings(limits: EmcpLimits): EmcpTool {
       "List the other documents under the same parent as a document, in menu order; the document itself is left out.",
       {
         id: p.id,
-        with_tvs: p.with_tvs,
-        with_content: p.with_content,
-        limit: p.limit,
-        offset: p.offset,
+        ...p.listing,
       },
       ["id", "limit"],
     ),
