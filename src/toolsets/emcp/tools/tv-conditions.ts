@@ -2,7 +2,7 @@ import { sql, type SqlBool } from "kysely";
 import { BrokerError } from "../../../core/errors.js";
 import type { CmsDatabase } from "../cms-database.js";
 import type { SiteTmplvarContentvalue } from "../schema.js";
-import { resolveTvs, withTvDefault } from "../template-variables.js";
+import { resolveTvs, withTvDefault, type TvDefinition } from "../template-variables.js";
 import type { ContentQuery, ItemQuery } from "./document-list.js";
 import { comparison, type Operator } from "./filter-operators.js";
 import { castOperand, parseCast, type TvCast } from "./tv-cast.js";
@@ -68,20 +68,22 @@ export async function tvConditions(
   ]);
   // Each filter joins its TV's value row; an order reuses a filter's join of the same TV, or
   // joins its own. Evolution keeps one row per (tmplvarid, contentid), so no join repeats a document.
-  const joins = filters.map((f, i) => ({
+  type Join = { alias: string; tv: TvDefinition; inner: boolean };
+  const joins: Join[] = filters.map((f, i) => ({
     alias: `tv_filter_${i}`,
     tv: tvs.get(f.tv)!,
     // Without a default only `null` can pass a document without a value: the others may drop it.
     inner: !f.useDefault && f.op !== "null",
   }));
-  const orderAliases = orders.map((o, i) => {
+  const orderJoins = orders.map((o, i) => {
     const shared = joins.find((j) => j.tv.name === o.tv);
-    if (shared) return shared.alias;
-    joins.push({ alias: `tv_order_${i}`, tv: tvs.get(o.tv)!, inner: false });
-    return `tv_order_${i}`;
+    if (shared) return shared;
+    const own = { alias: `tv_order_${i}`, tv: tvs.get(o.tv)!, inner: false };
+    joins.push(own);
+    return own;
   });
-  const textOf = (alias: string, useDefault: boolean) =>
-    withTvDefault(sql.ref(`${alias}.value`), joins.find((j) => j.alias === alias)!.tv, useDefault);
+  const textOf = (join: Join, useDefault: boolean) =>
+    withTvDefault(sql.ref(`${join.alias}.value`), join.tv, useDefault);
   return {
     /** Joins the TV values the filters and orders read, and keeps the documents every filter passes. */
     apply(q: ContentQuery): ContentQuery {
@@ -97,7 +99,8 @@ export async function tvConditions(
       return joined.where((eb) =>
         eb.and(
           filters.map((f, i) => {
-            const text = textOf(joins[i]!.alias, f.useDefault);
+            // The filters' joins come first, in filter order.
+            const text = textOf(joins[i]!, f.useDefault);
             const expr = f.cast ? cms.sql.numberOf(text, f.cast) : text;
             return comparison(eb, cms.sql, { expr, text: !f.cast }, f.op, f.value, f.where);
           }),
@@ -111,7 +114,7 @@ export async function tvConditions(
     orderBy(q: ItemQuery): ItemQuery {
       let ordered = q;
       orders.forEach((o, i) => {
-        const text = textOf(orderAliases[i]!, o.useDefault);
+        const text = textOf(orderJoins[i]!, o.useDefault);
         const value = o.cast ? cms.sql.numberOf(text, o.cast) : cms.sql.exactText(text);
         ordered = cms.sql.nullsLast
           ? ordered.orderBy(value, (by) => (o.dir === "desc" ? by.desc() : by.asc()).nullsLast())
