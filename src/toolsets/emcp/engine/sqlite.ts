@@ -19,7 +19,6 @@ export const sqliteSql: EngineSql = {
 
 const signed = new RegExp(`^${NUMERAL.signed}$`);
 const unsigned = new RegExp(`^${NUMERAL.unsigned}$`);
-const parts = /^(-?)([0-9]+)(?:\.([0-9]+))?$/;
 
 /**
  * `emcp_number(text, signed, precision, scale)`: EngineSql.numberOf for
@@ -32,7 +31,9 @@ export function addSqliteFunctions(database: Database.Database): void {
     { deterministic: true },
     (text: unknown, isSigned: unknown, precision: unknown, scale: unknown) => {
       if (typeof text !== "string" || !(isSigned ? signed : unsigned).test(text)) return null;
-      const [, sign, whole, fraction = ""] = parts.exec(text)!;
+      // A matched numeral: an optional "-", digits, and perhaps "." and digits.
+      const sign = text.startsWith("-") ? "-" : "";
+      const [whole, fraction = ""] = text.slice(sign.length).split(".");
       if (Number(scale) < 0) return sign ? -BigInt(whole!) : BigInt(whole!);
       const places = Number(scale);
       const kept = BigInt(whole! + fraction.slice(0, places).padEnd(places, "0"));
