@@ -23,6 +23,11 @@ export default tseslint.config(
     },
   },
   {
+    // Routers built into WebAssembly components: the StarlingMonkey engine's globals.
+    files: ["examples/wasm/*.js", "test/fixtures/wasm/*.js"],
+    languageOptions: { globals: { TextDecoder: "readonly", TextEncoder: "readonly" } },
+  },
+  {
     files: ["**/*.mjs"],
     languageOptions: {
       globals: { process: "readonly", setTimeout: "readonly", clearTimeout: "readonly" },

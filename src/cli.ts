@@ -18,6 +18,7 @@ import { createSourceServer } from "./frontends/mcp/source-server.js";
 import { parseListenAddress } from "./frontends/http/listen-address.js";
 import { serveHttp } from "./serve.js";
 import { dumpTree } from "./tree/dump.js";
+import { buildComponent } from "./sources/wasm/build-component.js";
 
 const program = new Command("mcp-broker")
   .description("One MCP endpoint in front of many MCP servers, as a navigable tree of tools.")
@@ -164,6 +165,20 @@ program
       await db.destroy();
     }
     process.stdout.write(`${database}: ${opts.docs} documents written\n`);
+  });
+
+program
+  .command("wasm")
+  .description("WebAssembly tool components")
+  .command("build")
+  .description("build a component exporting wasix:mcp/router@25.3.26 from a JavaScript module")
+  .argument("<router>", "a JavaScript module that exports `router` (see examples/wasm/)")
+  .requiredOption("--out <file>", "where to write the .wasm component")
+  .action(async (router: string, opts: { out: string }) => {
+    const built = await buildComponent(router, opts.out);
+    process.stdout.write(
+      `${opts.out}: ${(built.bytes / 1024 / 1024).toFixed(1)} MiB component built in ${(built.ms / 1000).toFixed(1)} s\n`,
+    );
   });
 
 program

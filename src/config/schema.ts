@@ -206,11 +206,51 @@ const CheckedCommandSourceSchema = CommandSourceSchema.superRefine((source, ctx)
     });
 });
 
+const WasmSourceSchema = z.strictObject({
+  backend: z.literal("wasm"),
+  component: z
+    .string()
+    .min(1)
+    .describe("Path to a .wasm component that exports wasix:mcp/router@25.3.26."),
+  permissions: z
+    .strictObject({
+      dirs: z
+        .record(
+          z.string().regex(/^\/[^\0]*$/, 'a guest path is absolute, such as "/data"'),
+          z.string().min(1),
+        )
+        .optional()
+        .describe('Guest path → host folder, such as {"/data": "./data"}; none by default.'),
+      env: z.array(ENV_NAME).optional().describe("Variables the component sees; none by default."),
+      network: z.boolean().optional().describe("true: outgoing sockets and HTTP; default false."),
+    })
+    .optional()
+    .describe("What the component may reach; by default nothing on the host."),
+  timeout_ms: z
+    .int()
+    .positive()
+    .optional()
+    .describe("Longest a call may run in the component before it is stopped; default 10000."),
+  max_memory_mb: z
+    .int()
+    .min(16)
+    .max(4096)
+    .optional()
+    .describe("Memory of one instance, WebAssembly and JavaScript heap each; default 256."),
+  cache_dir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Where transpiled components are kept; default ~/.cache/mcp-broker/wasm."),
+  ...mountFields,
+});
+
 export const SourceSchema = z.discriminatedUnion("backend", [
   StdioSourceSchema,
   HttpSourceSchema,
   EmcpSourceSchema,
   CheckedCommandSourceSchema,
+  WasmSourceSchema,
 ]);
 
 export interface NodeConfig {
@@ -337,6 +377,7 @@ export type StdioSourceConfig = z.infer<typeof StdioSourceSchema>;
 export type HttpSourceConfig = z.infer<typeof HttpSourceSchema>;
 export type EmcpSourceConfig = z.infer<typeof EmcpSourceSchema>;
 export type CommandSourceConfig = z.infer<typeof CommandSourceSchema>;
+export type WasmSourceConfig = z.infer<typeof WasmSourceSchema>;
 export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
 export type RenderMode = (typeof RENDER_MODES)[number];
 export type Limits = z.infer<typeof LimitsSchema>;

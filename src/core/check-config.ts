@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { commandArgv } from "../sources/mcp/command-line.js";
 import type { Mount } from "../tree/skeleton.js";
 
@@ -43,6 +44,17 @@ export function sourceDefinition(mount: Mount): string {
         source.env,
         source.max_bytes,
         source.timeout_ms,
+      ]);
+    case "wasm":
+      return JSON.stringify([
+        source.backend,
+        source.component,
+        // A rebuilt component is a new one: a reload picks it up.
+        statSync(source.component, { throwIfNoEntry: false })?.mtimeMs,
+        source.permissions,
+        source.timeout_ms,
+        source.max_memory_mb,
+        source.cache_dir,
       ]);
   }
 }

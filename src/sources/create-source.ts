@@ -6,6 +6,7 @@ import { CommandSource } from "./command/command-source.js";
 import { httpBackend } from "./mcp/http-backend.js";
 import { McpSource } from "./mcp/mcp-source.js";
 import { stdioBackend } from "./mcp/stdio-backend.js";
+import { WasmSource } from "./wasm/wasm-source.js";
 
 /** The Router for a mounted source, by its `backend`. */
 export function createSource(mount: Mount, log: Logger): SupervisedRouter {
@@ -18,5 +19,7 @@ export function createSource(mount: Mount, log: Logger): SupervisedRouter {
       return new EmcpSource(mount.id, mount.source, log);
     case "command":
       return new CommandSource(mount.id, mount.source, log);
+    case "wasm":
+      return new WasmSource(mount.id, mount.source, log);
   }
 }

@@ -1,0 +1,231 @@
+/**
+ * One component instance in a worker thread, seen from the broker. Calls run
+ * one at a time (a component instance is single-threaded). A call that traps,
+ * outlives its time or exhausts memory fails with a clear error, and the
+ * instance is replaced, because a trapped instance can never be entered again
+ * and a looping one can only be stopped by ending its thread.
+ */
+import { Worker } from "node:worker_threads";
+import { BrokerError } from "../../core/errors.js";
+import type { Logger } from "../../core/log.js";
+import type { TranspiledComponent } from "./component-cache.js";
+import type { RouterExports } from "./wit/router-types.js";
+import type { RouterMethod, Sandbox, WorkerReply, WorkerSetup } from "./worker-protocol.js";
+
+/** The case of a WIT `result` a guest returned as its error. */
+export class GuestError extends Error {
+  override readonly name = "GuestError";
+  constructor(
+    readonly tag: string,
+    readonly val: string,
+  ) {
+    super(`${tag}: ${val}`);
+  }
+}
+
+export interface InstanceOptions {
+  /** The source's name, for errors and logs. */
+  readonly source: string;
+  readonly component: TranspiledComponent;
+  readonly sandbox: Sandbox;
+  /** The JavaScript heap of the instance's thread, in MiB. */
+  readonly maxHeapMb: number;
+  readonly log: Logger;
+}
+
+export interface CallLimits {
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+}
+
+// The worker is a file of its own: `.ts` when the broker runs from source.
+const WORKER_URL = new URL(
+  `./component-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`,
+  import.meta.url,
+);
+/** Guest output kept per line in the log; the rest of a long line is dropped. */
+const MAX_LOGGED_LINE = 2000;
+
+export class ComponentInstance {
+  private worker: Worker | undefined;
+  private starting: Promise<Worker> | undefined;
+  /** Calls wait here for the one before them, whatever its outcome. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private nextId = 1;
+  private closed = false;
+  /** Instances replaced after a trap, a timeout or exhausted memory. */
+  replacements = 0;
+
+  constructor(private readonly options: InstanceOptions) {}
+
+  /** Starts the worker and instantiates the component in it. */
+  async start(): Promise<void> {
+    await this.ready();
+  }
+
+  /** Calls one function of the router, after the calls before it. */
+  call<M extends RouterMethod>(
+    method: M,
+    args: Parameters<RouterExports[M]>,
+    limits: CallLimits,
+  ): Promise<ReturnType<RouterExports[M]>> {
+    const run = this.queue.then(() => this.run(method, args, limits));
+    this.queue = run.catch(() => undefined);
+    return run as Promise<ReturnType<RouterExports[M]>>;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.terminate();
+  }
+
+  private ready(): Promise<Worker> {
+    if (this.worker) return Promise.resolve(this.worker);
+    if (this.closed)
+      return Promise.reject(
+        new BrokerError("unavailable", `source ${this.options.source} is closed`),
+      );
+    this.starting ??= this.spawn().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private spawn(): Promise<Worker> {
+    const { component, sandbox, maxHeapMb, source, log } = this.options;
+    const setup: WorkerSetup = {
+      moduleUrl: component.moduleUrl,
+      coreModules: component.coreModules,
+      sandbox,
+    };
+    const worker = new Worker(WORKER_URL, {
+      workerData: setup,
+      // The guest's stdout and stderr go to the log, never to the broker's own.
+      stdout: true,
+      stderr: true,
+      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
+    });
+    for (const [stream, name] of [
+      [worker.stdout, "stdout"],
+      [worker.stderr, "stderr"],
+    ] as const) {
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk: string) => {
+        for (const line of chunk.split("\n"))
+          if (line.trim() !== "")
+            log.info(
+              { source, stream: name, line: line.slice(0, MAX_LOGGED_LINE) },
+              "component output",
+            );
+      });
+    }
+    return new Promise<Worker>((resolve, reject) => {
+      const failed = (err: Error) => {
+        worker.terminate().catch(() => undefined);
+        reject(
+          new BrokerError(
+            "unavailable",
+            `source ${source}: the component could not be instantiated: ${err.message}`,
+            { source },
+          ),
+        );
+      };
+      worker.once("error", failed);
+      worker.once("exit", (code) => failed(new Error(`its thread exited with code ${code}`)));
+      worker.once("message", (reply: WorkerReply) => {
+        if (!("ready" in reply)) return failed(new Error("it answered before it was ready"));
+        worker.removeAllListeners("error").removeAllListeners("exit");
+        worker.once("exit", () => {
+          if (this.worker === worker) this.worker = undefined;
+        });
+        this.worker = worker;
+        resolve(worker);
+      });
+    });
+  }
+
+  private async run(method: RouterMethod, args: readonly unknown[], limits: CallLimits) {
+    limits.signal?.throwIfAborted();
+    const worker = await this.ready();
+    const id = this.nextId++;
+    const { source } = this.options;
+    return new Promise<unknown>((resolve, reject) => {
+      const settle = (outcome: () => void) => {
+        clearTimeout(timer);
+        limits.signal?.removeEventListener("abort", onAbort);
+        worker.off("message", onMessage).off("error", onError).off("exit", onExit);
+        outcome();
+      };
+      // A guest cannot be interrupted inside a call: ending its thread is the only stop.
+      const abandon = (err: BrokerError) =>
+        settle(() => {
+          this.replace(worker, err.message);
+          reject(err);
+        });
+      const onMessage = (reply: WorkerReply) => {
+        if ("ready" in reply || reply.id !== id) return;
+        if (reply.outcome === "ok") return settle(() => resolve(reply.value));
+        if (reply.outcome === "error")
+          return settle(() => reject(new GuestError(reply.tag, reply.val)));
+        abandon(
+          new BrokerError(
+            "execution_failed",
+            `component ${source} trapped in ${method}: ${reply.message}; its instance was replaced`,
+            { source, method },
+          ),
+        );
+      };
+      const onError = (err: Error & { code?: string }) =>
+        abandon(
+          new BrokerError(
+            "execution_failed",
+            err.code === "ERR_WORKER_OUT_OF_MEMORY"
+              ? `component ${source} ran out of memory in ${method}; its instance was replaced`
+              : `component ${source} failed in ${method}: ${err.message}; its instance was replaced`,
+            { source, method },
+          ),
+        );
+      const onExit = (code: number) =>
+        abandon(
+          new BrokerError(
+            "execution_failed",
+            `component ${source} exited (code ${code}) in ${method}; its instance was replaced`,
+            { source, method },
+          ),
+        );
+      const onAbort = () =>
+        abandon(
+          new BrokerError(
+            "timeout",
+            `the call to ${source} was cancelled; its instance was replaced`,
+            {
+              source,
+              method,
+            },
+          ),
+        );
+      const timer = setTimeout(
+        () =>
+          abandon(
+            new BrokerError(
+              "timeout",
+              `component ${source} did not finish ${method} within ${limits.timeoutMs} ms; its instance was replaced`,
+              { source, method, timeout_ms: limits.timeoutMs },
+            ),
+          ),
+        limits.timeoutMs,
+      );
+      limits.signal?.addEventListener("abort", onAbort, { once: true });
+      worker.on("message", onMessage).once("error", onError).once("exit", onExit);
+      worker.postMessage({ id, method, args });
+    });
+  }
+
+  /** Ends the worker; the next call starts a fresh instance. */
+  private replace(worker: Worker, reason: string): void {
+    if (this.worker === worker) this.worker = undefined;
+    this.replacements++;
+    this.options.log.warn({ source: this.options.source, reason }, "component instance replaced");
+    worker.terminate().catch(() => undefined);
+  }
+}

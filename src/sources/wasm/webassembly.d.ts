@@ -1,0 +1,9 @@
+/**
+ * Node has the WebAssembly global, but TypeScript declares it only in its DOM
+ * lib, which the broker does not load. What the broker uses of it:
+ */
+declare namespace WebAssembly {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- opaque to the host
+  interface Module {}
+  function compile(bytes: Uint8Array): Promise<Module>;
+}
