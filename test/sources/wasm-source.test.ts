@@ -39,6 +39,7 @@ beforeAll(async () => {
     tree: [
       { path: "/every", source: wasm(everything) },
       { path: "/faulty", source: wasm(faultyWasm, { timeout_ms: 1500 }) },
+      { path: "/faulty_small", source: wasm(faultyWasm, { max_memory_mb: 32 }) },
       {
         path: "/files_granted",
         source: wasm(files, {
@@ -263,10 +264,24 @@ describe("a misbehaving component", () => {
   });
 
   it("fails a call that exhausts its memory and replaces the instance", async () => {
-    const result = await call(faulty, "hog");
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/its instance was replaced/);
-    expect(textOf(await call(faulty, "count"))).toBe("1");
+    // Past its own limit, the guest grows to the process-wide ceiling (the
+    // largest limit, 128 MiB here), where allocation fails and the guest traps.
+    const result = await metaCall("/faulty_small/hog");
+    expect(result.body.error.kind).toBe("execution_failed");
+    expect(result.body.error.message).toMatch(
+      /ran out of memory in callTool \((1[01]\d|12\d) MiB; max_memory_mb is 32\); its instance was replaced/,
+    );
+    expect((await metaCall("/faulty_small/count")).body.output.content[0].text).toBe("1");
+  });
+
+  it("answers a call that leaves an instance above its own memory limit, then replaces it", async () => {
+    const small = await metaCall("/faulty_small/grow");
+    expect(small.body.output.content[0].text).toBe("grown");
+    expect((await metaCall("/faulty_small/count")).body.output.content[0].text).toBe("1");
+    // Within its limit, the same growth keeps the instance.
+    await call(faulty, "grow");
+    const before = Number(textOf(await call(faulty, "count")));
+    expect(Number(textOf(await call(faulty, "count")))).toBe(before + 1);
   });
 
   it("leaves out tools whose schema is not JSON, and says why when one is called", async () => {

@@ -12,6 +12,7 @@ const ROUTER_EXPORT = "wasix:mcp/router@25.3.26";
 type Instantiate = (
   getCoreModule: (name: string) => WebAssembly.Module,
   imports: object,
+  instantiateCore: (module: WebAssembly.Module, imports: object) => Promise<WebAssembly.Instance>,
 ) => Promise<Record<string, RouterExports>>;
 
 const setup = workerData as WorkerSetup;
@@ -25,11 +26,22 @@ const shim = new WASIShim({
     enableNetwork: setup.sandbox.enableNetwork,
   },
 });
-const instance = await instantiate((name) => {
-  const compiled = setup.coreModules[name];
-  if (!compiled) throw new Error(`the component asks for a core module ${name} it does not hold`);
-  return compiled;
-}, shim.getImportObject());
+/** The linear memories of the core instances, to report how much the guest holds. */
+const memories: WebAssembly.Memory[] = [];
+const instance = await instantiate(
+  (name) => {
+    const compiled = setup.coreModules[name];
+    if (!compiled) throw new Error(`the component asks for a core module ${name} it does not hold`);
+    return compiled;
+  },
+  shim.getImportObject(),
+  async (module, imports) => {
+    const core = await WebAssembly.instantiate(module, imports);
+    for (const value of Object.values(core.exports))
+      if (value instanceof WebAssembly.Memory) memories.push(value);
+    return core;
+  },
+);
 const router = instance[ROUTER_EXPORT]!;
 
 /** A WIT `result`'s error case arrives as `{tag, val}`, or wrapped in jco's ComponentError. */
@@ -40,15 +52,19 @@ function variantOf(err: unknown): { tag: string; val: string } | undefined {
   return typeof tag === "string" && typeof val === "string" ? { tag, val } : undefined;
 }
 
+const memoryBytes = () => memories.reduce((sum, memory) => sum + memory.buffer.byteLength, 0);
+
 function answer(request: WorkerRequest): WorkerReply {
   const { id, method, args } = request;
   try {
     const call = router[method] as (...a: unknown[]) => unknown;
-    return { id, outcome: "ok", value: call(...args) };
+    const value = call(...args);
+    return { id, outcome: "ok", value, memoryBytes: memoryBytes() };
   } catch (err) {
     const variant = variantOf(err);
-    if (variant) return { id, outcome: "error", ...variant };
-    return { id, outcome: "trap", message: err instanceof Error ? err.message : String(err) };
+    if (variant) return { id, outcome: "error", ...variant, memoryBytes: memoryBytes() };
+    const message = err instanceof Error ? err.message : String(err);
+    return { id, outcome: "trap", message, memoryBytes: memoryBytes() };
   }
 }
 

@@ -98,7 +98,7 @@ export class WasmSource implements SupervisedRouter {
       source: this.name,
       component,
       sandbox,
-      maxHeapMb: maxMemoryMb,
+      maxMemoryMb,
       log: this.log,
     });
     try {

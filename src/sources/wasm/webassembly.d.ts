@@ -5,5 +5,12 @@
 declare namespace WebAssembly {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- opaque to the host
   interface Module {}
+  class Memory {
+    readonly buffer: ArrayBuffer;
+  }
+  interface Instance {
+    readonly exports: Record<string, unknown>;
+  }
   function compile(bytes: Uint8Array): Promise<Module>;
+  function instantiate(module: Module, imports: object): Promise<Instance>;
 }

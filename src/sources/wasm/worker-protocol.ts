@@ -29,11 +29,17 @@ export interface WorkerRequest {
   readonly args: readonly unknown[];
 }
 
+/** After every call: how much linear memory the instance holds now, in bytes. */
+interface Answer {
+  readonly id: number;
+  readonly memoryBytes: number;
+}
+
 export type WorkerReply =
   /** The worker instantiated the component and takes requests. */
   | { readonly ready: true }
-  | { readonly id: number; readonly outcome: "ok"; readonly value: unknown }
+  | (Answer & { readonly outcome: "ok"; readonly value: unknown })
   /** The guest returned the error case of a WIT `result`: `{tag, val}`. */
-  | { readonly id: number; readonly outcome: "error"; readonly tag: string; readonly val: string }
+  | (Answer & { readonly outcome: "error"; readonly tag: string; readonly val: string })
   /** The guest trapped: the instance cannot be entered again. */
-  | { readonly id: number; readonly outcome: "trap"; readonly message: string };
+  | (Answer & { readonly outcome: "trap"; readonly message: string });
