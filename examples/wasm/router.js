@@ -71,8 +71,6 @@ export const router = {
           content: [
             text(
               input
-                .normalize("NFKD")
-                .replace(/[\u0300-\u036f]/g, "")
                 .toLowerCase()
                 .replace(/[^a-z0-9]+/g, "-")
                 .replace(/^-|-$/g, ""),

@@ -215,10 +215,16 @@ const WasmSourceSchema = z.strictObject({
   permissions: z
     .strictObject({
       dirs: z
-        .record(
-          z.string().regex(/^\/[^\0]*$/, 'a guest path is absolute, such as "/data"'),
-          z.string().min(1),
-        )
+        .record(z.string(), z.string().min(1))
+        .superRefine((dirs, ctx) => {
+          for (const guest of Object.keys(dirs))
+            if (!guest.startsWith("/"))
+              ctx.addIssue({
+                code: "custom",
+                path: [guest],
+                message: `guest path "${guest}" is not absolute; write it as "/${guest}"`,
+              });
+        })
         .optional()
         .describe('Guest path → host folder, such as {"/data": "./data"}; none by default.'),
       env: z.array(ENV_NAME).optional().describe("Variables the component sees; none by default."),

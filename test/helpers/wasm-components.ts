@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, rename } from "node:fs/promises";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildComponent, WIT_DIR } from "../../src/sources/wasm/build-component.js";
+import { WIT_DIR } from "../../src/sources/wasm/build-component.js";
+import { runCli } from "./cli.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CACHE = join(ROOT, "node_modules", ".cache", "mcp-broker-test", "wasm");
@@ -12,7 +14,6 @@ export const ROUTERS = {
   everything: join(ROOT, "test/fixtures/wasm/everything-router.js"),
   faulty: join(ROOT, "test/fixtures/wasm/faulty-router.js"),
   files: join(ROOT, "test/fixtures/wasm/files-router.js"),
-  example: join(ROOT, "examples/wasm/router.js"),
 } as const;
 
 /** Everything a build depends on: the router, the WIT and the toolchain's version. */
@@ -48,10 +49,28 @@ export function testComponent(name: keyof typeof ROUTERS): Promise<string> {
   if (!pending) {
     pending = (async () => {
       await mkdir(CACHE, { recursive: true });
-      const partial = `${target}.${process.pid}.partial`;
-      await buildComponent(router, partial);
-      await rename(partial, target);
-      return target;
+      // Test files run in parallel processes: one builds, the others wait for it.
+      const lock = `${target}.lock`;
+      try {
+        await mkdir(lock);
+      } catch {
+        for (let waited = 0; !existsSync(target); waited += 500) {
+          if (waited > 180_000) throw new Error(`${lock} held for 3 minutes; remove it`);
+          await delay(500);
+        }
+        return target;
+      }
+      try {
+        const partial = `${target}.${process.pid}.partial`;
+        // As users build them, and apart from this process, whose V8 settings
+        // (the broker's memory ceiling) would not be the CLI's.
+        const built = await runCli("wasm", "build", router, "--out", partial);
+        if (built.code !== 0) throw new Error(`building ${router} failed: ${built.stderr}`);
+        await rename(partial, target);
+        return target;
+      } finally {
+        await rm(lock, { recursive: true, force: true });
+      }
     })();
     building.set(target, pending);
   }

@@ -4,11 +4,12 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { transpileBytes } from "@bytecodealliance/jco-transpile";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { MANIFEST, type TranspileManifest } from "./transpile-manifest.js";
 
 // The transpiled code depends on jco's version as much as on the component.
 // (The package does not export its package.json; it sits above its entry.)
@@ -20,7 +21,10 @@ const JCO_VERSION = (
     ),
   ) as { version: string }
 ).version;
-const MANIFEST = "manifest.json";
+// A file of its own, run by Node: `.ts` when the broker runs from source.
+const TRANSPILER = fileURLToPath(
+  new URL(`./transpile-process${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url),
+);
 const ENTRY = "component.js";
 
 /** A component transpiled to JavaScript, ready to instantiate. */
@@ -39,12 +43,6 @@ export interface TranspiledComponent {
   readonly cached: boolean;
 }
 
-interface Manifest {
-  imports: string[];
-  exports: string[];
-  coreModules: string[];
-}
-
 /** `$XDG_CACHE_HOME/mcp-broker/wasm`, else `~/.cache/mcp-broker/wasm`. */
 export function defaultCacheDir(): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
@@ -58,7 +56,7 @@ export async function loadComponent(path: string, cacheDir: string): Promise<Tra
   const dir = join(cacheDir, `${hash}-jco${JCO_VERSION}`);
   const cached = existsSync(join(dir, MANIFEST));
   if (!cached) await transpileInto(bytes, dir);
-  const manifest = JSON.parse(await readFile(join(dir, MANIFEST), "utf8")) as Manifest;
+  const manifest = JSON.parse(await readFile(join(dir, MANIFEST), "utf8")) as TranspileManifest;
   const coreModules: Record<string, WebAssembly.Module> = {};
   for (const name of manifest.coreModules)
     coreModules[name] = await WebAssembly.compile(await readFile(join(dir, name)));
@@ -73,34 +71,25 @@ export async function loadComponent(path: string, cacheDir: string): Promise<Tra
 }
 
 /**
- * Writes jco's files into a fresh folder beside `dir`, then renames it into
- * place, so a broker stopped half way, or a second one transpiling the same
- * component, never leaves a half-written entry.
+ * Transpiles into a fresh folder beside `dir`, then renames it into place, so
+ * a broker stopped half way, or a second one transpiling the same component,
+ * never leaves a half-written entry.
  */
 async function transpileInto(bytes: Uint8Array, dir: string): Promise<void> {
-  const result = await transpileBytes(bytes, {
-    name: "component",
-    // The broker supplies the imports per instance: its own sandboxed WASI.
-    instantiation: "async",
-    emitTypescriptDeclarations: false,
-    // A guest's error arrives as its WIT variant, `{tag, val}`.
-    noComponentErrorWrapping: true,
-  });
   await mkdir(dirname(dir), { recursive: true });
   const staging = await mkdtemp(`${dir}.partial-`);
   try {
-    for (const [name, content] of Object.entries(result.files)) {
-      await mkdir(dirname(join(staging, name)), { recursive: true });
-      await writeFile(join(staging, name), content);
-    }
-    // jco writes ES modules; this marks them so for Node.
-    await writeFile(join(staging, "package.json"), '{ "type": "module" }\n');
-    const manifest: Manifest = {
-      imports: result.imports,
-      exports: result.exports.map(([name]) => name),
-      coreModules: Object.keys(result.files).filter((name) => name.endsWith(".wasm")),
-    };
-    await writeFile(join(staging, MANIFEST), JSON.stringify(manifest, null, 2));
+    await new Promise<void>((resolve, reject) => {
+      // The bytes that were hashed, not the file again: it may have changed since.
+      const child = execFile(
+        process.execPath,
+        [TRANSPILER, staging],
+        { maxBuffer: 1024 * 1024 },
+        (err, _stdout, stderr) =>
+          err ? reject(new Error(stderr.trim() || err.message)) : resolve(),
+      );
+      child.stdin?.end(bytes);
+    });
     await rename(staging, dir).catch(async (err: NodeJS.ErrnoException) => {
       // Another broker won the race with the same bytes: its entry is as good.
       if (!existsSync(join(dir, MANIFEST))) throw err;

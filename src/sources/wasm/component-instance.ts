@@ -85,6 +85,8 @@ export class ComponentInstance {
     const worker = this.worker;
     this.worker = undefined;
     await worker?.terminate();
+    // An instance still starting (a replacement, say) ends as soon as it is up.
+    await this.starting?.catch(() => undefined);
   }
 
   private ready(): Promise<Worker> {
@@ -144,6 +146,7 @@ export class ComponentInstance {
       worker.once("exit", (code) => failed(new Error(`its thread exited with code ${code}`)));
       worker.once("message", (reply: WorkerReply) => {
         if (!("ready" in reply)) return failed(new Error("it answered before it was ready"));
+        if (this.closed) return failed(new Error("the source was closed meanwhile"));
         worker.removeAllListeners("error").removeAllListeners("exit");
         worker.once("exit", () => {
           if (this.worker === worker) this.worker = undefined;
