@@ -248,6 +248,12 @@ const WasmSourceSchema = z.strictObject({
     .min(1)
     .optional()
     .describe("Where transpiled components are kept; default ~/.cache/mcp-broker/wasm."),
+  instances: z
+    .int()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("Instances serving calls in parallel, each with its own state; default 1."),
   ...mountFields,
 });
 

@@ -55,6 +55,7 @@ export function sourceDefinition(mount: Mount): string {
         source.timeout_ms,
         source.max_memory_mb,
         source.cache_dir,
+        source.instances,
       ]);
   }
 }

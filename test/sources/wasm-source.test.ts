@@ -40,6 +40,7 @@ beforeAll(async () => {
       { path: "/every", source: wasm(everything) },
       { path: "/faulty", source: wasm(faultyWasm, { timeout_ms: 1500 }) },
       { path: "/faulty_small", source: wasm(faultyWasm, { max_memory_mb: 32 }) },
+      { path: "/faulty_pair", source: wasm(faultyWasm, { timeout_ms: 1500, instances: 2 }) },
       {
         path: "/files_granted",
         source: wasm(files, {
@@ -261,6 +262,16 @@ describe("a misbehaving component", () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/"kind":"timeout".*did not finish callTool within 1500 ms/);
     expect(textOf(await call(faulty, "count"))).toBe("1");
+  });
+
+  it("with two instances, answers from one while the other is busy", async () => {
+    const began = Date.now();
+    const looping = metaCall("/faulty_pair/loop");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const counted = await metaCall("/faulty_pair/count");
+    expect(counted.body.output.content[0].text).toBe("1");
+    expect(Date.now() - began).toBeLessThan(1000);
+    expect((await looping).body.error.kind).toBe("timeout");
   });
 
   it("fails a call that exhausts its memory and replaces the instance", async () => {

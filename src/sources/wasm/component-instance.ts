@@ -61,6 +61,8 @@ export class ComponentInstance {
   private closed = false;
   /** Instances replaced after a trap, a timeout or exhausted memory. */
   replacements = 0;
+  /** Calls made and not yet answered, the running one included. */
+  pending = 0;
 
   constructor(private readonly options: InstanceOptions) {}
 
@@ -75,7 +77,8 @@ export class ComponentInstance {
     args: Parameters<RouterExports[M]>,
     limits: CallLimits,
   ): Promise<ReturnType<RouterExports[M]>> {
-    const run = this.queue.then(() => this.run(method, args, limits));
+    this.pending++;
+    const run = this.queue.then(() => this.run(method, args, limits)).finally(() => this.pending--);
     this.queue = run.catch(() => undefined);
     return run as Promise<ReturnType<RouterExports[M]>>;
   }

@@ -46,7 +46,8 @@ const MAX_COMPLETION_VALUES = 100;
  * own sandboxed WASI, and each WIT function mapped to its MCP counterpart.
  */
 export class WasmSource implements SupervisedRouter {
-  private instance: ComponentInstance | undefined;
+  /** One or more instances of the component; a call goes to the least busy. */
+  private instances: ComponentInstance[] = [];
   private info: Implementation | undefined;
   private instructionsText: string | undefined;
   private caps: ServerCapabilities = { tools: {} };
@@ -93,23 +94,28 @@ export class WasmSource implements SupervisedRouter {
         { source: this.name, imports: refused },
         "the component imports interfaces its permissions do not grant; such calls will be refused",
       );
-    await this.instance?.close();
-    this.instance = new ComponentInstance({
-      source: this.name,
-      component,
-      sandbox,
-      maxMemoryMb,
-      log: this.log,
-    });
+    await this.close();
+    this.instances = Array.from(
+      { length: this.config.instances ?? 1 },
+      () =>
+        new ComponentInstance({
+          source: this.name,
+          component,
+          sandbox,
+          maxMemoryMb,
+          log: this.log,
+        }),
+    );
     try {
-      await this.instance.start();
+      await Promise.all(this.instances.map((instance) => instance.start()));
+      const first = this.running();
       const limits = this.limits();
       this.info = {
-        name: await this.instance.call("name", [], limits),
+        name: await first.call("name", [], limits),
         version: `sha256:${component.hash.slice(0, 12)}`,
       };
-      this.instructionsText = (await this.instance.call("instructions", [], limits)) || undefined;
-      this.caps = capabilitiesFromWit(await this.instance.call("capabilities", [], limits));
+      this.instructionsText = (await first.call("instructions", [], limits)) || undefined;
+      this.caps = capabilitiesFromWit(await first.call("capabilities", [], limits));
       await this.listTools();
     } catch (err) {
       this.fail((err as Error).message);
@@ -133,8 +139,8 @@ export class WasmSource implements SupervisedRouter {
 
   status(): SourceStatus {
     return {
-      up: this.instance !== undefined && this.lastError === undefined,
-      restarts: this.instance?.replacements ?? 0,
+      up: this.instances.length > 0 && this.lastError === undefined,
+      restarts: this.instances.reduce((sum, instance) => sum + instance.replacements, 0),
       lastError: this.lastError,
     };
   }
@@ -160,12 +166,17 @@ export class WasmSource implements SupervisedRouter {
     };
   }
 
+  /** The instance with the fewest calls waiting. */
   private running(): ComponentInstance {
-    if (!this.instance)
+    const [first, ...others] = this.instances;
+    if (!first)
       throw new BrokerError("unavailable", `source ${this.name} is not started`, {
         source: this.name,
       });
-    return this.instance;
+    return others.reduce(
+      (idlest, instance) => (instance.pending < idlest.pending ? instance : idlest),
+      first,
+    );
   }
 
   /** The component's tools; one whose descriptor is unusable is left out and logged. */
@@ -294,7 +305,9 @@ export class WasmSource implements SupervisedRouter {
   }
 
   async close(): Promise<void> {
-    await this.instance?.close();
+    const closing = this.instances;
+    this.instances = [];
+    await Promise.all(closing.map((instance) => instance.close()));
   }
 }
 
