@@ -140,7 +140,7 @@ export class ComponentInstance {
         reject(
           new BrokerError(
             "unavailable",
-            `source ${source}: the component could not be instantiated: ${err.message}`,
+            `the component could not be instantiated: ${err.message}`,
             { source },
           ),
         );
@@ -254,7 +254,7 @@ export class ComponentInstance {
     this.replacements++;
     this.options.log.warn({ source: this.options.source, reason }, "component instance replaced");
     worker.terminate().catch(() => undefined);
-    // A failed start is reported to the call that next waits for it.
+    // If this start fails, the next call tries again and reports why it could not.
     if (!this.closed) this.ready().catch(() => undefined);
   }
 }

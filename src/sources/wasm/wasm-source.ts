@@ -118,6 +118,7 @@ export class WasmSource implements SupervisedRouter {
       this.caps = capabilitiesFromWit(await first.call("capabilities", [], limits));
       await this.listTools();
     } catch (err) {
+      await this.close();
       this.fail((err as Error).message);
     }
     this.lastError = undefined;
