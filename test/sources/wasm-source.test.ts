@@ -295,15 +295,19 @@ describe("a misbehaving component", () => {
     expect(Number(textOf(await call(faulty, "count")))).toBe(before + 1);
   });
 
-  it("leaves out tools whose schema is not JSON, and says why when one is called", async () => {
-    const names = (await faulty.listTools()).tools.map((t) => t.name);
-    expect(names).toContain("count");
-    expect(names).not.toContain("bad_json");
-    expect(names).not.toContain("not_object");
-    const viaRest = await metaCall("/faulty/count");
-    expect(viaRest.status).toBe(200);
-    const bad = await broker.post("/meta_desc", { path: "/faulty/bad_json" });
-    expect(bad.status).toBe(404);
+  it("answers a call to a tool whose schema is not JSON with a schema-error saying so", async () => {
+    const tools = (await faulty.listTools()).tools;
+    const badJson = tools.find((t) => t.name === "bad_json")!;
+    expect(badJson.description).toMatch(/^Unusable: .*input-schema is not valid JSON/);
+    const result = await call(faulty, "bad_json");
+    expect(result.isError).toBe(true);
+    expect(result._meta).toEqual({ "wasix.mcp/error": "schema-error" });
+    expect(textOf(result)).toMatch(/^tool bad_json: its input-schema is not valid JSON \(/);
+    const notObject = await metaCall("/faulty/not_object");
+    expect(notObject.body.is_error).toBe(true);
+    expect(JSON.stringify(notObject.body)).toContain("its input-schema is not a JSON object");
+    // The tools described right are served as ever.
+    expect(textOf(await call(faulty, "count"))).toMatch(/^\d+$/);
   });
 
   it("fails a call that returns a value the WIT does not allow, and recovers", async () => {

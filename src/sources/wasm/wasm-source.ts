@@ -180,7 +180,12 @@ export class WasmSource implements SupervisedRouter {
     );
   }
 
-  /** The component's tools; one whose descriptor is unusable is left out and logged. */
+  /**
+   * The component's tools. One the component describes wrongly (a schema that
+   * is not JSON, say) is still listed, saying so, with a schema that takes
+   * anything: a call to it answers with the problem as a `schema-error`, where
+   * leaving it out would only answer "unknown tool".
+   */
   async listTools(): Promise<Tool[]> {
     const listed = await this.running().call("listTools", [], this.limits());
     const tools: Tool[] = [];
@@ -193,9 +198,14 @@ export class WasmSource implements SupervisedRouter {
         continue;
       }
       this.unusable.set(mapping.name, mapping.problem);
+      tools.push({
+        name: mapping.name,
+        description: `Unusable: the component describes this tool wrongly (${mapping.problem}); every call fails.`,
+        inputSchema: { type: "object" },
+      });
       this.log.warn(
         { source: this.name, tool: mapping.name, problem: mapping.problem },
-        "tool left out: the component describes it wrongly",
+        "the component describes a tool wrongly; its calls fail",
       );
     }
     return tools;
