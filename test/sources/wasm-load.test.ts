@@ -17,8 +17,8 @@ import type { WasmSourceConfig } from "../../src/config/schema.js";
 import { loadComponent } from "../../src/sources/wasm/component-cache.js";
 import { sandboxFor, unsuppliedImports } from "../../src/sources/wasm/sandbox.js";
 import { WasmSource } from "../../src/sources/wasm/wasm-source.js";
-import { startBroker, type TestBroker } from "../helpers/broker.js";
-import { collect, runCli } from "../helpers/cli.js";
+import { startBroker, writeConfig, type TestBroker } from "../helpers/broker.js";
+import { cliArgv, collect, runCli } from "../helpers/cli.js";
 import { connectHttp } from "../helpers/mcp-client.js";
 import { testComponent } from "../helpers/wasm-components.js";
 
@@ -145,6 +145,55 @@ describe("closing a source", () => {
     expect(result.stdout).toMatch(/trapped in callTool/);
     expect(result.code).toBe(0);
   }, 30_000);
+});
+
+describe("a component over the stdio frontend", () => {
+  it("keeps the guest's stdout off the MCP channel: it goes to the log", async () => {
+    const config = writeConfig({
+      expose: "flat",
+      tree: [
+        {
+          path: "/faulty",
+          source: { backend: "wasm", component: await testComponent("faulty"), cache_dir: dir },
+        },
+      ],
+    });
+    const [command, ...args] = cliArgv("stdio", config, "--log-level", "info") as [
+      string,
+      ...string[],
+    ];
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
+    let answered = "";
+    child.stdout!.on("data", (d: Buffer) => (answered += d.toString()));
+    const done = collect(child);
+    const send = (message: object) => child.stdin!.write(JSON.stringify(message) + "\n");
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    });
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "faulty__chatty", arguments: {} },
+    });
+    await expect.poll(() => answered.includes('"id":2'), { timeout: 20_000 }).toBe(true);
+    child.stdin!.end();
+    const result = await done;
+    for (const line of answered.split("\n").filter(Boolean))
+      expect(() => JSON.parse(line), line).not.toThrow();
+    expect(answered).toContain("said it");
+    expect(answered).not.toContain("a line on the guest");
+    expect(result.stderr).toContain("a line on the guest's stdout");
+    expect(result.stderr).toContain("a line on the guest's stderr");
+  }, 60_000);
 });
 
 describe("mcp-broker wasm build", () => {
