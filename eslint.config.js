@@ -25,7 +25,9 @@ export default tseslint.config(
   {
     // Routers built into WebAssembly components: the StarlingMonkey engine's globals.
     files: ["examples/wasm/*.js", "test/fixtures/wasm/*.js"],
-    languageOptions: { globals: { TextDecoder: "readonly", TextEncoder: "readonly" } },
+    languageOptions: {
+      globals: { TextDecoder: "readonly", TextEncoder: "readonly", console: "readonly" },
+    },
   },
   {
     files: ["**/*.mjs"],
