@@ -147,6 +147,30 @@ describe("closing a source", () => {
   }, 30_000);
 });
 
+describe("--reload", () => {
+  it("picks up a rebuilt component at the same path", async () => {
+    const path = join(dir, "reloaded.wasm");
+    copyFileSync(await testComponent("everything"), path);
+    const config = {
+      tree: [{ path: "/w", source: { backend: "wasm", component: path, cache_dir: dir } }],
+    };
+    const broker = await startBroker(config, { reload: true });
+    try {
+      const tools = async () =>
+        JSON.stringify((await broker.post("/meta_tree", { path: "/w" })).body);
+      expect(await tools()).toContain('"echo"');
+      copyFileSync(await testComponent("faulty"), path);
+      writeFileSync(broker.configFile, JSON.stringify(config));
+      await expect.poll(tools, { timeout: 20_000 }).toContain('"count"');
+      expect(await tools()).not.toContain('"echo"');
+      const counted = await broker.post("/meta_call", { path: "/w/count", args: {} });
+      expect(counted.body.output.content[0].text).toBe("1");
+    } finally {
+      await broker.close();
+    }
+  }, 60_000);
+});
+
 describe("a component over the stdio frontend", () => {
   it("keeps the guest's stdout off the MCP channel: it goes to the log", async () => {
     const config = writeConfig({
