@@ -75,9 +75,9 @@ describe("wasm source config", () => {
     );
   });
 
-  it("names the imports no host here supplies", () => {
+  it("names the imports no host here supplies", async () => {
     expect(
-      unsuppliedImports([
+      await unsuppliedImports([
         "wasi:io/streams@0.2.12",
         "wasi:filesystem/types@0.2.3",
         "wasi:http/outgoing-handler",

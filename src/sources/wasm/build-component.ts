@@ -8,7 +8,6 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { _setPreopens } from "@bytecodealliance/preview2-shim/filesystem";
 
 /** The package's `wit/` folder, from `src/sources/wasm` or `dist/sources/wasm` alike. */
 export const WIT_DIR = fileURLToPath(new URL("../../../wit", import.meta.url));
@@ -37,6 +36,7 @@ export async function buildComponent(entry: string, out: string): Promise<BuiltC
   // componentize-js reads the sources through WASI, which opens no host folder
   // unless told; it also needs absolute paths. (TypeScript resolves the shim's
   // browser typings, where preopens are not paths.)
+  const { _setPreopens } = await import("@bytecodealliance/preview2-shim/filesystem");
   (_setPreopens as (preopens: Record<string, string>) => void)({ "/": "/" });
   const began = performance.now();
   const { component } = await toolchain

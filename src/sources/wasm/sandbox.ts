@@ -6,7 +6,6 @@
  */
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { WASIShim } from "@bytecodealliance/preview2-shim/instantiation";
 import type { WasmSourceConfig } from "../../config/schema.js";
 import type { Sandbox } from "./worker-protocol.js";
 
@@ -29,12 +28,14 @@ export function sandboxFor(permissions: WasmPermissions | undefined): Sandbox | 
   return { preopens, env, enableNetwork: permissions?.network === true };
 }
 
-/** The WIT interfaces the broker supplies to every component (sandboxed as granted). */
-const SUPPLIED = new Set(Object.keys(new WASIShim().getImportObject()));
-
-/** Imports no host here supplies: such a component cannot be instantiated. */
-export function unsuppliedImports(imports: readonly string[]): string[] {
-  return imports.filter((name) => !SUPPLIED.has(name.replace(/@[^@/]*$/, "")));
+/**
+ * Imports no host here supplies: such a component cannot be instantiated.
+ * The shim is loaded only when a component is, not with every broker.
+ */
+export async function unsuppliedImports(imports: readonly string[]): Promise<string[]> {
+  const { WASIShim } = await import("@bytecodealliance/preview2-shim/instantiation");
+  const supplied = new Set(Object.keys(new WASIShim().getImportObject()));
+  return imports.filter((name) => !supplied.has(name.replace(/@[^@/]*$/, "")));
 }
 
 /**

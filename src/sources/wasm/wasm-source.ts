@@ -83,7 +83,7 @@ export class WasmSource implements SupervisedRouter {
       this.fail(
         `${this.config.component} does not export ${ROUTER_EXPORT} (it exports: ${component.exports.join(", ") || "nothing"}); build it against the package's wit/`,
       );
-    const missing = unsuppliedImports(component.imports);
+    const missing = await unsuppliedImports(component.imports);
     if (missing.length > 0)
       this.fail(
         `${this.config.component} imports ${missing.join(", ")}, which the broker does not supply; only WASI interfaces can be granted`,
