@@ -264,6 +264,19 @@ describe("a misbehaving component", () => {
     expect(textOf(await call(faulty, "count"))).toBe("1");
   });
 
+  it("stops a looping call when its client cancels it, well before the timeout", async () => {
+    const cancel = new AbortController();
+    const began = Date.now();
+    const looping = faulty.callTool({ name: "loop", arguments: {} }, undefined, {
+      signal: cancel.signal,
+    });
+    setTimeout(() => cancel.abort("changed my mind"), 300);
+    await expect(looping).rejects.toThrow();
+    // The instance that looped was ended and replaced: a fresh one counts from 1.
+    expect(textOf(await call(faulty, "count"))).toBe("1");
+    expect(Date.now() - began).toBeLessThan(1400);
+  });
+
   it("with two instances, answers from one while the other is busy", async () => {
     const began = Date.now();
     const looping = metaCall("/faulty_pair/loop");
