@@ -1,17 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { isJsonObject, parseJson } from "../../core/json-text.js";
 import type { CommandOutcome } from "./run-command.js";
-
-/** JSON text as a value, or undefined when it is not JSON. */
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * A run as a tool result, passed through and never reinterpreted: stdout's
@@ -21,7 +10,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  */
 export function commandResult(outcome: CommandOutcome): CallToolResult {
   if (outcome.kind === "ok") {
-    const value = parsed(outcome.stdout);
+    const value = parseJson(outcome.stdout);
     if (value === undefined) {
       return failure({
         kind: "invalid_json",
@@ -35,10 +24,10 @@ export function commandResult(outcome: CommandOutcome): CallToolResult {
     return {
       content: [{ type: "text", text: outcome.stdout }],
       // MCP's structured content is an object; other JSON stays in the text.
-      ...(isObject(value) ? { structuredContent: value } : {}),
+      ...(isJsonObject(value) ? { structuredContent: value } : {}),
     };
   }
-  const own = [outcome.stderr, outcome.stdout].map(parsed).find(isObject);
+  const own = [outcome.stderr, outcome.stdout].map(parseJson).find(isJsonObject);
   return failure({
     kind: outcome.kind,
     message: outcome.message,

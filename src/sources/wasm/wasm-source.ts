@@ -13,6 +13,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { BrokerError } from "../../core/errors.js";
+import { isJsonObject, parseJson } from "../../core/json-text.js";
 import type { Logger } from "../../core/log.js";
 import type { CallContext, SourceStatus, SupervisedRouter } from "../../core/router.js";
 import type { WasmSourceConfig } from "../../config/schema.js";
@@ -226,10 +227,13 @@ export class WasmSource implements SupervisedRouter {
         this.limits(ctx),
       );
     } catch (err) {
-      if (!(err instanceof GuestError)) throw err;
-      if (err.tag === "invalid-parameters")
-        throw new BrokerError("invalid_params", err.val, { tool: name });
-      if (err.tag === "not-found") throw new BrokerError("not_found", err.val, { tool: name });
+      // execution-error and schema-error are the tool's to report; the others, the caller's.
+      if (
+        !(err instanceof GuestError) ||
+        err.tag === "invalid-parameters" ||
+        err.tag === "not-found"
+      )
+        throw guestFailure(err, { tool: name });
       return toolError(err.tag, err.val);
     }
     // The WIT call is synchronous: its progress arrives with the result, in order.
@@ -328,15 +332,8 @@ export class WasmSource implements SupervisedRouter {
  */
 function structuredContentOf(result: CallToolResult): Record<string, unknown> | undefined {
   const first = result.content.find((c) => c.type === "text");
-  if (!first) return undefined;
-  try {
-    const value: unknown = JSON.parse(first.text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = first && parseJson(first.text);
+  return isJsonObject(value) ? value : undefined;
 }
 
 function toolError(tag: string, message: string): CallToolResult {

@@ -9,6 +9,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { isJsonObject } from "../../core/json-text.js";
 import { annotationsFromWit } from "./wit-content.js";
 import type * as Wit from "./wit/router-types.js";
 
@@ -25,10 +26,8 @@ function objectSchema(value: Wit.Value, what: string): Tool["inputSchema"] | str
   } catch (err) {
     return `its ${what} is not valid JSON (${(err as Error).message})`;
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-    return `its ${what} is not a JSON object`;
-  if ((parsed as { type?: unknown }).type !== "object")
-    return `its ${what} does not have "type": "object"`;
+  if (!isJsonObject(parsed)) return `its ${what} is not a JSON object`;
+  if (parsed.type !== "object") return `its ${what} does not have "type": "object"`;
   return parsed as Tool["inputSchema"];
 }
 
