@@ -1,5 +1,5 @@
 import picomatch from "picomatch";
-import type { Principal } from "../core/router.js";
+import type { Principal } from "../contract/router.js";
 import type { ScopeAction } from "../config/schema.js";
 
 interface CompiledScope {

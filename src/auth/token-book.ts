@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Principal } from "../core/router.js";
+import type { Principal } from "../contract/router.js";
 import { ALL_SCOPES } from "./scopes.js";
 
 export interface TokenEntry {

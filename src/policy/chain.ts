@@ -4,7 +4,7 @@
  * call, change its context, or look at the result on the way back.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext } from "../core/router.js";
+import type { CallContext } from "../contract/router.js";
 import type { StateStore } from "../state/store.js";
 import type { ToolEntry } from "../tree/tree.js";
 import { audit, type AuditRecord } from "./audit/index.js";

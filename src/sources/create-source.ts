@@ -1,5 +1,5 @@
-import type { Logger } from "../core/log.js";
-import type { SupervisedRouter } from "../core/router.js";
+import type { Logger } from "../contract/log.js";
+import type { SupervisedRouter } from "../contract/router.js";
 import type { Mount } from "../tree/skeleton.js";
 import { EmcpSource } from "../toolsets/emcp/emcp-source.js";
 import { CommandSource } from "./command/command-source.js";

@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { BrokerError } from "../core/errors.js";
+import { BrokerError } from "../contract/errors.js";
 import type { StateStore } from "./store.js";
 
 /** Compare-and-set as one Lua script, so it is atomic on the Redis server. */

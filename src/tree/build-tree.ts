@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { compileArgsSchema } from "../core/args-validator.js";
+import { compileArgsSchema } from "./args-validator.js";
 import type { Config, Limits } from "../config/schema.js";
 import { flatName } from "./flat-name.js";
 import { joinPath, parentOf } from "./path.js";

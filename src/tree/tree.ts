@@ -1,6 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { ArgsValidator } from "../core/args-validator.js";
-import { BrokerError } from "../core/errors.js";
+import type { ArgsValidator } from "./args-validator.js";
+import { BrokerError } from "../contract/errors.js";
 import type { Limits, RenderMode } from "../config/schema.js";
 import { normalizePath } from "./path.js";
 

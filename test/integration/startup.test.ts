@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EVERYONE } from "../../src/auth/token-book.js";
-import { Broker } from "../../src/core/broker.js";
+import { Broker } from "../../src/broker/broker.js";
 import { ConfigError } from "../../src/config/errors.js";
 import { parseConfig } from "../../src/config/load.js";
 import { fixtureCommand, silent } from "../helpers/broker.js";

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { Broker } from "../../core/broker.js";
-import { asBrokerError, BrokerError } from "../../core/errors.js";
-import type { Logger } from "../../core/log.js";
-import type { Principal } from "../../core/router.js";
+import type { Broker } from "../../broker/broker.js";
+import { asBrokerError, BrokerError } from "../../contract/errors.js";
+import type { Logger } from "../../contract/log.js";
+import type { Principal } from "../../contract/router.js";
 import type { ExposeMode } from "../../config/schema.js";
 import { createMcpServer } from "../mcp/create-server.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";

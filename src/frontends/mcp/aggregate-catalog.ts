@@ -16,11 +16,11 @@ import {
   qualifiedUriTemplate,
   splitName,
   splitUri,
-} from "../../core/aggregate-names.js";
-import type { Broker } from "../../core/broker.js";
-import { BrokerError } from "../../core/errors.js";
-import type { CallContext } from "../../core/router.js";
-import type { SourceRelay } from "../../core/source-relay.js";
+} from "./aggregate-names.js";
+import type { Broker } from "../../broker/broker.js";
+import { BrokerError } from "../../contract/errors.js";
+import type { CallContext } from "../../contract/router.js";
+import type { SourceRelay } from "../../broker/source-relay.js";
 import { announce } from "./announce.js";
 import { protocolError } from "./protocol-error.js";
 import type { RequestExtra } from "./request-context.js";

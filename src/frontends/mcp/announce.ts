@@ -1,5 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { ChangeKind } from "../../core/router.js";
+import type { ChangeKind } from "../../contract/router.js";
 
 /**
  * Tells a session's client that a list changed, once the client has

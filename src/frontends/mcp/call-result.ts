@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { CallOutput } from "../../core/broker.js";
-import { asBrokerError, type BrokerError } from "../../core/errors.js";
+import type { CallOutput } from "../../broker/broker.js";
+import { asBrokerError, type BrokerError } from "../../contract/errors.js";
 import { isRefusal, protocolError, type ErrorProfile } from "./protocol-error.js";
 
 /** A broker call's output as an MCP tool result: untouched in `mcp` mode, one text part otherwise. */

@@ -8,10 +8,10 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Broker } from "../../core/broker.js";
-import { BrokerError } from "../../core/errors.js";
-import type { CallContext, Principal } from "../../core/router.js";
-import { packageVersion } from "../../core/version.js";
+import type { Broker } from "../../broker/broker.js";
+import { BrokerError } from "../../contract/errors.js";
+import type { CallContext, Principal } from "../../contract/router.js";
+import { packageVersion } from "../../contract/version.js";
 import type { ExposeMode } from "../../config/schema.js";
 import type { ToolEntry } from "../../tree/tree.js";
 import { AGGREGATE_CAPABILITIES, serveAggregateCatalog } from "./aggregate-catalog.js";

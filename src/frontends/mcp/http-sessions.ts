@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { BrokerError } from "../../core/errors.js";
-import type { Principal } from "../../core/router.js";
+import { BrokerError } from "../../contract/errors.js";
+import type { Principal } from "../../contract/router.js";
 import { SessionEventStore } from "./event-store.js";
 
 /** What clients are told to wait before they reconnect a broken stream. */

@@ -1,5 +1,5 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { asBrokerError, type BrokerError, type ErrorKind } from "../../core/errors.js";
+import { asBrokerError, type BrokerError, type ErrorKind } from "../../contract/errors.js";
 import type { BackendProtocolError } from "../../sources/mcp/errors.js";
 import { REST_STATUS } from "../rest/status.js";
 

@@ -1,7 +1,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { CallContext, Principal } from "../../core/router.js";
+import type { CallContext, Principal } from "../../contract/router.js";
 
 const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
 

@@ -15,10 +15,10 @@ import {
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import { allows } from "../../auth/scopes.js";
-import type { Broker } from "../../core/broker.js";
-import type { CallContext, Principal } from "../../core/router.js";
-import type { SourceRelay } from "../../core/source-relay.js";
-import { packageVersion } from "../../core/version.js";
+import type { Broker } from "../../broker/broker.js";
+import type { CallContext, Principal } from "../../contract/router.js";
+import type { SourceRelay } from "../../broker/source-relay.js";
+import { packageVersion } from "../../contract/version.js";
 import { asToolError, toCallToolResult } from "./call-result.js";
 import { announce } from "./announce.js";
 import { protocolError } from "./protocol-error.js";

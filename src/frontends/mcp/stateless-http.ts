@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { Principal } from "../../core/router.js";
+import type { Principal } from "../../contract/router.js";
 import type { McpHttpEndpoint } from "./http-sessions.js";
 
 /**

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
-import type { Broker } from "../../core/broker.js";
-import { BrokerError } from "../../core/errors.js";
+import type { Broker } from "../../broker/broker.js";
+import { BrokerError } from "../../contract/errors.js";
 import type { AuthEnv } from "../http/token-auth/index.js";
 import { CallRequest, parseRequest, PathRequest } from "./requests.js";
 

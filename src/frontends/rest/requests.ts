@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BrokerError } from "../../core/errors.js";
+import { BrokerError } from "../../contract/errors.js";
 import { jsonPath } from "../../config/errors.js";
 import { normalizePath } from "../../tree/path.js";
 

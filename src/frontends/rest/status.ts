@@ -1,5 +1,5 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { ErrorKind } from "../../core/errors.js";
+import type { ErrorKind } from "../../contract/errors.js";
 
 /** HTTP status of each error kind on the REST meta API (DESIGN.md, error table). */
 export const REST_STATUS: Record<ErrorKind, ContentfulStatusCode> = {

@@ -1,5 +1,5 @@
-import { digestOf } from "../../core/digest.js";
-import { asBrokerError } from "../../core/errors.js";
+import { digestOf } from "../../contract/digest.js";
+import { asBrokerError } from "../../contract/errors.js";
 import type { Link } from "../chain.js";
 import { resultBytes } from "../result-bytes.js";
 

@@ -1,5 +1,5 @@
 import { allows } from "../../auth/scopes.js";
-import { BrokerError } from "../../core/errors.js";
+import { BrokerError } from "../../contract/errors.js";
 import type { Link } from "../chain.js";
 
 /**

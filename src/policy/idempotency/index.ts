@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { digestOf } from "../../core/digest.js";
-import { BrokerError } from "../../core/errors.js";
+import { digestOf } from "../../contract/digest.js";
+import { BrokerError } from "../../contract/errors.js";
 import type { StateStore } from "../../state/store.js";
 import type { Link } from "../chain.js";
 

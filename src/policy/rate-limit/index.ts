@@ -1,5 +1,5 @@
 import picomatch from "picomatch";
-import { BrokerError } from "../../core/errors.js";
+import { BrokerError } from "../../contract/errors.js";
 import type { StateStore } from "../../state/store.js";
 import type { Link } from "../chain.js";
 import { takeToken } from "./token-bucket.js";

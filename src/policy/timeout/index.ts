@@ -1,4 +1,4 @@
-import { BrokerError } from "../../core/errors.js";
+import { BrokerError } from "../../contract/errors.js";
 import type { Link } from "../chain.js";
 
 /**

@@ -1,4 +1,4 @@
-import { BrokerError } from "../../core/errors.js";
+import { BrokerError } from "../../contract/errors.js";
 
 /** A tool's command line: fixed elements, and per argument the elements it adds. */
 export interface ArgvTemplate {

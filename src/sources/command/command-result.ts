@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { isJsonObject, parseJson } from "../../core/json-text.js";
+import { isJsonObject, parseJson } from "../../contract/json-text.js";
 import type { CommandOutcome } from "./run-command.js";
 
 /**

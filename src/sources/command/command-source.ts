@@ -1,9 +1,9 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { BrokerError } from "../../core/errors.js";
-import type { Logger } from "../../core/log.js";
-import type { CallContext, SourceStatus, SupervisedRouter } from "../../core/router.js";
+import { BrokerError } from "../../contract/errors.js";
+import type { Logger } from "../../contract/log.js";
+import type { CallContext, SourceStatus, SupervisedRouter } from "../../contract/router.js";
 import type { CommandSourceConfig } from "../../config/schema.js";
 import { callArgv } from "./command-argv.js";
 import { noNetworkPrefix } from "./no-network.js";

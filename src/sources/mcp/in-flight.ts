@@ -5,7 +5,7 @@ import {
   type LoggingMessageNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext } from "../../core/router.js";
+import type { CallContext } from "../../contract/router.js";
 
 /**
  * The calls a shared backend is working on, by client session. A backend's own

@@ -15,8 +15,8 @@ import {
   type ServerRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { BrokerError } from "../../core/errors.js";
-import type { Logger } from "../../core/log.js";
+import { BrokerError } from "../../contract/errors.js";
+import type { Logger } from "../../contract/log.js";
 import type {
   CallContext,
   ChangeKind,
@@ -24,8 +24,8 @@ import type {
   SourceNotification,
   SourceStatus,
   SupervisedRouter,
-} from "../../core/router.js";
-import { packageVersion } from "../../core/version.js";
+} from "../../contract/router.js";
+import { packageVersion } from "../../contract/version.js";
 import type { BackendConnection, ConnectBackend } from "./backend-transport.js";
 import { Backoff } from "./backoff.js";
 import { backendError, isConnectionLost } from "./errors.js";

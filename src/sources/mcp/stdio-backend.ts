@@ -2,7 +2,7 @@ import {
   getDefaultEnvironment,
   StdioClientTransport,
 } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { Logger } from "../../core/log.js";
+import type { Logger } from "../../contract/log.js";
 import type { StdioSourceConfig } from "../../config/schema.js";
 import type { ConnectBackend } from "./backend-transport.js";
 import { commandArgv } from "./command-line.js";

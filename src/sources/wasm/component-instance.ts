@@ -6,8 +6,8 @@
  * and a looping one can only be stopped by ending its thread.
  */
 import { Worker } from "node:worker_threads";
-import { BrokerError } from "../../core/errors.js";
-import type { Logger } from "../../core/log.js";
+import { BrokerError } from "../../contract/errors.js";
+import type { Logger } from "../../contract/log.js";
 import type { TranspiledComponent } from "./component-cache.js";
 import type { RouterExports } from "./wit/router-types.js";
 import type { RouterMethod, Sandbox, WorkerReply, WorkerSetup } from "./worker-protocol.js";

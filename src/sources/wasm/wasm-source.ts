@@ -12,10 +12,10 @@ import type {
   ServerCapabilities,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { BrokerError } from "../../core/errors.js";
-import { isJsonObject, parseJson } from "../../core/json-text.js";
-import type { Logger } from "../../core/log.js";
-import type { CallContext, SourceStatus, SupervisedRouter } from "../../core/router.js";
+import { BrokerError } from "../../contract/errors.js";
+import { isJsonObject, parseJson } from "../../contract/json-text.js";
+import type { Logger } from "../../contract/log.js";
+import type { CallContext, SourceStatus, SupervisedRouter } from "../../contract/router.js";
 import type { WasmSourceConfig } from "../../config/schema.js";
 import { defaultCacheDir, loadComponent } from "./component-cache.js";
 import { ComponentInstance, GuestError, type CallLimits } from "./component-instance.js";

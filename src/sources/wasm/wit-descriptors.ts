@@ -9,7 +9,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { isJsonObject } from "../../core/json-text.js";
+import { isJsonObject } from "../../contract/json-text.js";
 import { annotationsFromWit } from "./wit-content.js";
 import type * as Wit from "./wit/router-types.js";
 

@@ -4,10 +4,10 @@ import type {
   ServerCapabilities,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { BrokerError } from "../../core/errors.js";
-import type { Logger } from "../../core/log.js";
-import type { CallContext, SourceStatus, SupervisedRouter } from "../../core/router.js";
-import { packageVersion } from "../../core/version.js";
+import { BrokerError } from "../../contract/errors.js";
+import type { Logger } from "../../contract/log.js";
+import type { CallContext, SourceStatus, SupervisedRouter } from "../../contract/router.js";
+import { packageVersion } from "../../contract/version.js";
 import type { EmcpSourceConfig } from "../../config/schema.js";
 import { inspectCmsDatabase, type CmsDatabase } from "./cms-database.js";
 import { openDatabase } from "./open-database.js";

@@ -1,5 +1,5 @@
 import { sql, type Expression, type Kysely } from "kysely";
-import { BrokerError } from "../../core/errors.js";
+import { BrokerError } from "../../contract/errors.js";
 import type { EvoDatabase } from "./schema.js";
 
 /** A TV as the tools use it: its id, its default text and the templates that carry it. */

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { asBrokerError } from "../../../core/errors.js";
+import { asBrokerError } from "../../../contract/errors.js";
 import { hostGuard, type HostGuardOptions } from "./index.js";
 
 function app(options?: HostGuardOptions) {

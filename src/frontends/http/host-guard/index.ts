@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { BrokerError } from "../../../core/errors.js";
+import { BrokerError } from "../../../contract/errors.js";
 
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
 

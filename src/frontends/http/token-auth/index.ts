@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { EVERYONE, type TokenBook } from "../../../auth/token-book.js";
-import { BrokerError } from "../../../core/errors.js";
-import type { Principal } from "../../../core/router.js";
+import { BrokerError } from "../../../contract/errors.js";
+import type { Principal } from "../../../contract/router.js";
 
 export type AuthEnv = { Variables: { principal: Principal } };
 

@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { BrokerError } from "../../../core/errors.js";
+import { BrokerError } from "../../../contract/errors.js";
 
 export interface EmcpLimits {
   readonly maxResultItems: number;

@@ -1,5 +1,5 @@
 import type { CmsDatabase } from "../cms-database.js";
-import { BrokerError } from "../../../core/errors.js";
+import { BrokerError } from "../../../contract/errors.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { emptyPage, listDocuments } from "./document-list.js";
 import { placeOf } from "./sibling-order.js";

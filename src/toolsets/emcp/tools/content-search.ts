@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { BrokerError } from "../../../core/errors.js";
+import { BrokerError } from "../../../contract/errors.js";
 import type { CmsDatabase } from "../cms-database.js";
 import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { depthOf, listDocuments, type ItemQuery } from "./document-list.js";

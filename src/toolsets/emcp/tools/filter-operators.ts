@@ -1,5 +1,5 @@
 import { type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
-import { BrokerError } from "../../../core/errors.js";
+import { BrokerError } from "../../../contract/errors.js";
 import type { EngineSql } from "../engine/engine-sql.js";
 
 export const OPERATORS = [

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { CmsDatabase } from "../cms-database.js";
-import { BrokerError } from "../../../core/errors.js";
+import { BrokerError } from "../../../contract/errors.js";
 import { MODELS, type ModelName } from "../models.js";
 import { type EmcpLimits, page, schemaParts, toolDefinition } from "./arguments.js";
 import { comparison, OPERATORS, type Operator } from "./filter-operators.js";

@@ -1,4 +1,4 @@
-import { BrokerError } from "../../../core/errors.js";
+import { BrokerError } from "../../../contract/errors.js";
 
 /** How a TV value is read as a number: `UNSIGNED`, `SIGNED` or `DECIMAL(p,s)`. */
 export type TvCast =

@@ -1,5 +1,5 @@
 import { sql, type SqlBool } from "kysely";
-import { BrokerError } from "../../../core/errors.js";
+import { BrokerError } from "../../../contract/errors.js";
 import type { CmsDatabase } from "../cms-database.js";
 import type { SiteTmplvarContentvalue } from "../schema.js";
 import { resolveTvs, withTvDefault, type TvDefinition } from "../template-variables.js";

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { SourceStatus } from "./router.js";
+import type { SourceStatus } from "../contract/router.js";
 
 /**
  * The broker's Prometheus metrics, in a registry of its own (several brokers

@@ -10,9 +10,9 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolEntry, Tree } from "../tree/tree.js";
 import type { Mount } from "../tree/skeleton.js";
-import { BrokerError } from "./errors.js";
+import { BrokerError } from "../contract/errors.js";
 import { reaches } from "../auth/scopes.js";
-import type { CallContext, Principal, SupervisedRouter } from "./router.js";
+import type { CallContext, Principal, SupervisedRouter } from "../contract/router.js";
 
 /**
  * One source as its own MCP server, for `/mcp/<name>`: the backend's identity

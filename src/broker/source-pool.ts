@@ -1,6 +1,6 @@
-import type { Logger } from "./log.js";
-import { BrokerError } from "./errors.js";
-import type { SourceStatus, SupervisedRouter } from "./router.js";
+import type { Logger } from "../contract/log.js";
+import { BrokerError } from "../contract/errors.js";
+import type { SourceStatus, SupervisedRouter } from "../contract/router.js";
 import type { SourceEvent } from "./broker.js";
 import { createSource } from "../sources/create-source.js";
 import type { Mount } from "../tree/skeleton.js";

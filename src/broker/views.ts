@@ -1,6 +1,6 @@
 import type { NodeEntry, ToolEntry, Tree, TreeEntry } from "../tree/tree.js";
 import { lastSegment } from "../tree/path.js";
-import type { SourceStatus } from "./router.js";
+import type { SourceStatus } from "../contract/router.js";
 
 /** One child as `meta_tree` lists it. */
 export interface EntrySummary {

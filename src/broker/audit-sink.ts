@@ -1,6 +1,6 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import type { AuditRecord } from "../policy/audit/index.js";
-import type { Logger } from "./log.js";
+import type { Logger } from "../contract/log.js";
 import type { BrokerMetrics } from "./metrics.js";
 
 /** Where audit records go: the log, the metrics, and optionally a JSONL file. */

@@ -12,15 +12,15 @@ import { buildSkeleton, type Skeleton } from "../tree/skeleton.js";
 import type { ToolEntry, Tree } from "../tree/tree.js";
 import { AuditSink } from "./audit-sink.js";
 import { BrokerMetrics } from "./metrics.js";
-import { BrokerError } from "./errors.js";
-import type { Logger } from "./log.js";
+import { BrokerError } from "../contract/errors.js";
+import type { Logger } from "../contract/log.js";
 import type {
   CallContext,
   ChangeKind,
   Principal,
   SourceNotification,
   SourceStatus,
-} from "./router.js";
+} from "../contract/router.js";
 import { describeEntry, listChildren, type EntryDescription, type NodeListing } from "./views.js";
 import { checkMounts } from "./check-config.js";
 import { SourcePool } from "./source-pool.js";
