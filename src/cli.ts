@@ -10,8 +10,8 @@ import { createLogger, LOG_LEVELS, type Logger } from "./contract/log.js";
 import { packageVersion } from "./contract/version.js";
 import { ConfigError } from "./config/errors.js";
 import { loadConfig } from "./config/load.js";
-import { buildSkeleton } from "./tree/skeleton.js";
-import { checkMounts } from "./broker/check-config.js";
+import { checkConfig } from "./broker/check-config.js";
+import { ConfigSchema } from "./sources/kinds.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { createMcpServer } from "./frontends/mcp/create-server.js";
 import { createSourceServer } from "./frontends/mcp/source-server.js";
@@ -88,7 +88,7 @@ program
       opts: { server?: string; ignoreBrokenTool?: boolean; logLevel: string },
     ) => {
       const log = createLogger(opts.logLevel);
-      const config = await loadConfig(configFile);
+      const config = await loadConfig(configFile, ConfigSchema);
       const broker = await Broker.start(config, { log, ignoreBroken: opts.ignoreBrokenTool });
       const principal = { id: "stdio", scopes: ALL_SCOPES };
       let server: Server;
@@ -186,18 +186,17 @@ program
   .description("validate a config file without starting anything")
   .argument("<config>", "the JSON config file")
   .action(async (configFile: string) => {
-    const config = await loadConfig(configFile);
-    const problems: string[] = [];
-    const skeleton = buildSkeleton(config, problems);
-    problems.push(...checkMounts(skeleton.mounts));
-    if (problems.length > 0) throw new ConfigError(configFile, problems);
+    const skeleton = checkConfig(await loadConfig(configFile, ConfigSchema), configFile);
     process.stdout.write(
       `${configFile}: valid (${skeleton.nodes.size} nodes, ${skeleton.mounts.length} sources)\n`,
     );
   });
 
 async function printTree(configFile: string, log: Logger, ignoreBroken?: boolean): Promise<void> {
-  const broker = await Broker.start(await loadConfig(configFile), { log, ignoreBroken });
+  const broker = await Broker.start(await loadConfig(configFile, ConfigSchema), {
+    log,
+    ignoreBroken,
+  });
   try {
     process.stdout.write(dumpTree(broker.tree()));
   } finally {

@@ -7,6 +7,7 @@ import type { Logger } from "./contract/log.js";
 import { loadConfig } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import { createHttpApp } from "./frontends/http/app.js";
+import { ConfigSchema } from "./sources/kinds.js";
 import type { HostGuardOptions } from "./frontends/http/host-guard/index.js";
 
 export interface ServeOptions {
@@ -29,7 +30,7 @@ export interface RunningServer {
 /** Loads the config, starts the sources and serves HTTP until closed. */
 export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
   const { log } = options;
-  let config = await loadConfig(options.configFile);
+  let config = await loadConfig(options.configFile, ConfigSchema);
   const broker = await Broker.start(config, { log, ignoreBroken: options.ignoreBroken });
   let tokens = new TokenBook(config.auth?.tokens ?? [], options.secret);
   const { app, closeSessions } = createHttpApp({
@@ -56,7 +57,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
 
   const watcher = options.reload
     ? watchConfig(options.configFile, log, async () => {
-        const next = await loadConfig(options.configFile);
+        const next = await loadConfig(options.configFile, ConfigSchema);
         await broker.reload(next);
         config = next;
         tokens = new TokenBook(next.auth?.tokens ?? [], options.secret);

@@ -1,30 +1,26 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { allows, reaches } from "../auth/scopes.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config, RenderMode, ScopeAction } from "../config/schema.js";
+import { BrokerError } from "../contract/errors.js";
+import type { Logger } from "../contract/log.js";
+import type { CallContext, Principal, SourceEvent, SourceStatus } from "../contract/router.js";
 import { renderResult } from "../output/render.js";
 import { truncateOutput } from "../output/truncate.js";
-import { allows, reaches } from "../auth/scopes.js";
-import { compose, policyLinks, type Next, type PolicySettings } from "../policy/chain.js";
+import { compose, policyLinks, type PolicySettings } from "../policy/chain.js";
+import type { Next, Outcome, Request, SourceRequestKind, SourceRequests } from "../policy/link.js";
 import { openStore } from "../state/open-store.js";
 import type { StateStore } from "../state/store.js";
 import { buildTree } from "../tree/build-tree.js";
-import { buildSkeleton, type Skeleton } from "../tree/skeleton.js";
+import type { Skeleton } from "../tree/skeleton.js";
 import type { ToolEntry, Tree } from "../tree/tree.js";
 import { AuditSink } from "./audit-sink.js";
+import { checkConfig } from "./check-config.js";
+import { dispatch } from "./dispatch.js";
 import { BrokerMetrics } from "./metrics.js";
-import { BrokerError } from "../contract/errors.js";
-import type { Logger } from "../contract/log.js";
-import type {
-  CallContext,
-  ChangeKind,
-  Principal,
-  SourceNotification,
-  SourceStatus,
-} from "../contract/router.js";
-import { describeEntry, listChildren, type EntryDescription, type NodeListing } from "./views.js";
-import { checkMounts } from "./check-config.js";
 import { SourcePool } from "./source-pool.js";
-import { SourceRelay } from "./source-relay.js";
+import { SourceView } from "./source-view.js";
+import { describeEntry, listChildren, type EntryDescription, type NodeListing } from "./views.js";
 
 export interface BrokerOptions {
   readonly log: Logger;
@@ -44,14 +40,12 @@ export interface CallOutput {
   readonly result: CallToolResult;
 }
 
-export type SourceEvent =
-  | { readonly type: "changed"; readonly what: ChangeKind }
-  | { readonly type: "notification"; readonly notification: SourceNotification };
-
 /**
- * The one entry point of the frontends: the tree, descriptions, calls. It owns
- * the sources, rebuilds the tree whole whenever a source's tools or the config
- * change, and swaps it in at once.
+ * The one entry point of the frontends: the tree, descriptions, and every
+ * request to a source (tool calls, resources, prompts, completion, lists),
+ * each through the policy chain. It owns the sources, rebuilds the tree whole
+ * whenever a source's tools or the config change, and swaps it in at once.
+ * No frontend holds a source.
  */
 export class Broker {
   private current!: Tree;
@@ -64,11 +58,14 @@ export class Broker {
   private auditSink: AuditSink | undefined;
   private rebuildQueued = false;
   readonly metrics: BrokerMetrics;
+  /** Where frontends log what must not go on the wire: internal errors, refused tokens. */
+  readonly log: Logger;
 
   private constructor(
     private config: Config,
     private readonly options: BrokerOptions,
   ) {
+    this.log = options.log;
     this.metrics = new BrokerMetrics(() => this.health().sources);
     this.sources = new SourcePool(
       options.log,
@@ -80,7 +77,7 @@ export class Broker {
   /** Opens the state store, starts every source in parallel and builds the first tree. */
   static async start(config: Config, options: BrokerOptions): Promise<Broker> {
     const broker = new Broker(config, options);
-    broker.skeleton = broker.validated(config);
+    broker.skeleton = checkConfig(config);
     try {
       broker.store = await openStore(config.state ?? "memory");
       broker.auditSink = new AuditSink(options.log, broker.metrics, config.audit?.file);
@@ -141,12 +138,16 @@ export class Broker {
         { path: leaf.path },
       );
     }
-    const result = await this.invoke({
+    const result = (await this.invoke({
+      kind: "tools/call",
       path: leaf.path,
+      source: leaf.sourceId,
       leaf,
       args: (args ?? {}) as Record<string, unknown>,
       ctx,
-    });
+      limits: leaf.limits,
+      timeoutMs: leaf.timeoutMs,
+    })) as CallToolResult;
     const rendered = renderResult(result, leaf.renderMode);
     const output = truncateOutput(rendered, leaf.maxOutputChars);
     return {
@@ -159,22 +160,59 @@ export class Broker {
     };
   }
 
+  /**
+   * A request to a source besides a tool call, through the policy chain,
+   * governed at the source's node: its scopes, rate limits, limits, timeout,
+   * redaction and audit.
+   */
+  async request<K extends SourceRequestKind>(
+    source: string,
+    kind: K,
+    params: SourceRequests[K][0],
+    ctx: CallContext,
+  ): Promise<Outcome<K>> {
+    const mount = this.mountNamed(source);
+    const node = this.current.node(mount.id);
+    // A generic kind cannot narrow the union of requests; `kind` and `params` come from one K.
+    const request = {
+      kind,
+      path: mount.id,
+      source: mount.id,
+      params,
+      ctx,
+      limits: node.limits,
+      timeoutMs: node.timeoutMs,
+    } as Request;
+    // The last step answers each kind with the source's method for it; no link changes the kind.
+    return (await this.invoke(request)) as Outcome<K>;
+  }
+
   /** Names of the mounted sources, for `/mcp/<name>`. */
   sourceNames(): string[] {
     return this.skeleton.mounts.map((m) => m.name);
   }
 
-  /** A source served as itself; `not_found` names the sources there are. */
-  relay(name: string): SourceRelay {
-    const mount = this.skeleton.mounts.find((m) => m.name === name);
-    if (!mount || !this.sources.has(mount.id)) {
-      throw new BrokerError(
-        "not_found",
-        `no source named "${name}"; the sources are ${this.sourceNames().join(", ") || "(none)"}`,
-        { source: name },
-      );
-    }
-    return new SourceRelay(mount, this.sources.router(mount.id), () => this.current);
+  /** A source as a frontend may see it; `not_found` names the sources there are. */
+  source(name: string): SourceView {
+    const mount = this.mountNamed(name);
+    return new SourceView(
+      mount,
+      this.sources.kind(mount.id).errorProfile,
+      this.sources.introduced(mount.id),
+      this.current,
+    );
+  }
+
+  /** Every source, up or not. */
+  allSources(): SourceView[] {
+    return this.skeleton.mounts
+      .filter((m) => this.sources.has(m.id))
+      .map((m) => this.source(m.name));
+  }
+
+  /** Ends what a client session holds at the sources (its subscriptions). */
+  endSession(session: string): Promise<void> {
+    return this.sources.endSession(session);
   }
 
   health(): { ok: boolean; sources: Record<string, SourceStatus> } {
@@ -188,13 +226,6 @@ export class Broker {
     return () => this.sourceListeners.delete(listener);
   }
 
-  /** Every running source served as itself. */
-  relays(): SourceRelay[] {
-    return this.skeleton.mounts
-      .filter((m) => this.sources.has(m.id))
-      .map((m) => this.relay(m.name));
-  }
-
   /** Called after every tree swap (tools changed, config reloaded). */
   onTreeChange(listener: () => void): () => void {
     this.treeListeners.add(listener);
@@ -203,7 +234,7 @@ export class Broker {
 
   /** Applies a new config: sources whose definition changed are restarted, others kept. */
   async reload(config: Config): Promise<void> {
-    const skeleton = this.validated(config);
+    const skeleton = checkConfig(config);
     const { toStart, kept, stopped } = await this.sources.retain(skeleton.mounts);
     if ((config.state ?? "memory") !== (this.config.state ?? "memory")) {
       this.options.log.warn("a change of state takes a restart; the running store stays in use");
@@ -236,8 +267,8 @@ export class Broker {
       redactKeys: config.redact ?? [],
       audit: this.auditSink!.write,
     };
-    return compose(policyLinks(settings), (call) =>
-      this.sources.router(call.leaf.sourceId).callTool(call.leaf.toolName, call.args, call.ctx),
+    return compose(policyLinks(settings), (request) =>
+      dispatch(this.sources.ready(request.source), request),
     );
   }
 
@@ -245,12 +276,16 @@ export class Broker {
     if (!reaches(principal, action, path)) throw forbidden(principal, action, path);
   }
 
-  private validated(config: Config): Skeleton {
-    const problems: string[] = [];
-    const skeleton = buildSkeleton(config, problems);
-    problems.push(...checkMounts(skeleton.mounts));
-    if (problems.length > 0) throw new ConfigError("config", problems);
-    return skeleton;
+  private mountNamed(name: string): Skeleton["mounts"][number] {
+    const mount = this.skeleton.mounts.find((m) => m.name === name);
+    if (!mount || !this.sources.has(mount.id)) {
+      throw new BrokerError(
+        "not_found",
+        `no source named "${name}"; the sources are ${this.sourceNames().join(", ") || "(none)"}`,
+        { source: name },
+      );
+    }
+    return mount;
   }
 
   private emitSourceEvent(source: string, event: SourceEvent): void {
@@ -270,10 +305,15 @@ export class Broker {
 
   private async rebuild(initial: boolean): Promise<void> {
     const lists = await Promise.all(
-      this.skeleton.mounts.map(async (m): Promise<[string, Tool[]]> => [
-        m.id,
-        this.sources.has(m.id) ? await this.sources.router(m.id).listTools() : [],
-      ]),
+      this.skeleton.mounts.map(async (m) => {
+        const tools = this.sources.has(m.id)
+          ? await this.sources.listTools(m.id).catch((err: Error) => {
+              this.options.log.warn({ source: m.id, err: err.message }, "tools/list failed");
+              return [];
+            })
+          : [];
+        return [m.id, tools] as const;
+      }),
     );
     const { tree, problems, warnings } = buildTree(this.config, this.skeleton, new Map(lists));
     for (const w of warnings)

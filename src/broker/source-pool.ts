@@ -1,22 +1,24 @@
-import type { Logger } from "../contract/log.js";
 import { BrokerError } from "../contract/errors.js";
-import type { SourceStatus, SupervisedRouter } from "../contract/router.js";
-import type { SourceEvent } from "./broker.js";
-import { createSource } from "../sources/create-source.js";
+import type { Logger } from "../contract/log.js";
+import type { Router, SourceEvent, SourceStatus } from "../contract/router.js";
+import type { AnySourceKind } from "../sources/kind.js";
+import { kindOf } from "../sources/kinds.js";
 import type { Mount } from "../tree/skeleton.js";
-import { sourceDefinition } from "./check-config.js";
+import { Supervisor, type SourceIntroduction } from "./supervisor.js";
 
 interface Running {
   mount: Mount;
-  readonly router: SupervisedRouter;
-  /** What makes the backend process what it is: a change means a restart. */
-  readonly definition: string;
+  readonly kind: AnySourceKind;
+  readonly supervisor: Supervisor;
+  /** What makes the backend what it is: a change means a restart. */
+  readonly identity: string;
   readonly unsubscribe: () => void;
 }
 
 /**
- * The running sources, by mount path: started in parallel, their signals
- * forwarded with the source's name, stopped when removed or changed.
+ * The running sources, by mount path, each under its supervisor: started in
+ * parallel, their signals forwarded with the source's name, stopped when
+ * removed or changed.
  */
 export class SourcePool {
   private readonly running = new Map<string, Running>();
@@ -27,10 +29,15 @@ export class SourcePool {
     private readonly emit: (source: string, event: SourceEvent) => void,
   ) {}
 
-  /** Starts sources in parallel; failures throw unless tolerated (then they keep retrying). */
+  /**
+   * Starts sources in parallel. One that fails is retried by its supervisor
+   * until it comes up; unless `tolerate`, the first failures are also thrown.
+   */
   async start(mounts: readonly Mount[], tolerate: boolean): Promise<void> {
     const started = mounts.map((mount) => {
-      const router = createSource(mount, this.log);
+      const kind = kindOf(mount.source.backend);
+      const router = kind.create(mount.source, { id: mount.id, log: this.log });
+      const supervisor = new Supervisor(mount.id, router, this.log, this.onToolsChanged);
       const offChange =
         router.onChange?.((what) => {
           if (what === "tools") this.onToolsChanged();
@@ -42,14 +49,15 @@ export class SourcePool {
         ) ?? (() => undefined);
       this.running.set(mount.id, {
         mount,
-        router,
-        definition: sourceDefinition(mount),
+        kind,
+        supervisor,
+        identity: kind.identity(mount.source),
         unsubscribe: () => {
           offChange();
           offNotification();
         },
       });
-      return router.start();
+      return supervisor.start();
     });
     const failures = (await Promise.allSettled(started))
       .map((r, i) =>
@@ -63,7 +71,7 @@ export class SourcePool {
   }
 
   /**
-   * Keeps the sources of `mounts` whose definition is unchanged (taking their
+   * Keeps the sources of `mounts` whose identity is unchanged (taking their
    * new mount settings), stops every other one, and returns the mounts that
    * still need starting.
    */
@@ -71,11 +79,14 @@ export class SourcePool {
     mounts: readonly Mount[],
   ): Promise<{ toStart: Mount[]; kept: number; stopped: number }> {
     const wanted = new Map(mounts.map((m) => [m.id, m]));
-    const stale = [...this.running.values()].filter(
-      (r) =>
-        wanted.get(r.mount.id) === undefined ||
-        r.definition !== sourceDefinition(wanted.get(r.mount.id)!),
-    );
+    const stale = [...this.running.values()].filter((r) => {
+      const next = wanted.get(r.mount.id);
+      return (
+        next === undefined ||
+        next.source.backend !== r.kind.backend ||
+        r.identity !== r.kind.identity(next.source)
+      );
+    });
     for (const r of stale) this.running.delete(r.mount.id);
     await Promise.all(stale.map((r) => this.stop(r)));
     for (const r of this.running.values()) r.mount = wanted.get(r.mount.id)!;
@@ -90,17 +101,43 @@ export class SourcePool {
     return this.running.has(id);
   }
 
-  /** The router of a running source; `unavailable` if there is none. */
-  router(id: string): SupervisedRouter {
-    const r = this.running.get(id);
-    if (!r) throw new BrokerError("unavailable", `source ${id} is not running`, { source: id });
-    return r.router;
+  /** The router of a source that is up; `unavailable` naming its state otherwise. */
+  ready(id: string): Router {
+    return this.get(id).supervisor.ready();
+  }
+
+  /** A source's tools: listed now while it is up, the last known while it is not. */
+  listTools(id: string): ReturnType<Supervisor["listTools"]> {
+    return this.get(id).supervisor.listTools();
+  }
+
+  /** The kind of a running source. */
+  kind(id: string): AnySourceKind {
+    return this.get(id).kind;
   }
 
   statuses(): Record<string, SourceStatus> {
     const out: Record<string, SourceStatus> = {};
-    for (const [id, r] of this.running) out[id] = r.router.status();
+    for (const [id, r] of this.running) out[id] = r.supervisor.status();
     return out;
+  }
+
+  /** How a source introduced itself the last time it came up. */
+  introduced(id: string): SourceIntroduction {
+    return this.get(id).supervisor.introduced();
+  }
+
+  /** Ends what a client session holds at every source (its subscriptions). */
+  async endSession(session: string): Promise<void> {
+    await Promise.all(
+      [...this.running.values()].map((r) =>
+        r.supervisor
+          .endSession(session)
+          .catch((err: Error) =>
+            this.log.warn({ source: r.mount.id, err: err.message }, "ending a session failed"),
+          ),
+      ),
+    );
   }
 
   async close(): Promise<void> {
@@ -109,9 +146,15 @@ export class SourcePool {
     await Promise.all(all.map((r) => this.stop(r)));
   }
 
+  private get(id: string): Running {
+    const r = this.running.get(id);
+    if (!r) throw new BrokerError("unavailable", `source ${id} is not running`, { source: id });
+    return r;
+  }
+
   private async stop(r: Running): Promise<void> {
     r.unsubscribe();
-    await r.router
+    await r.supervisor
       .close()
       .catch((err: Error) =>
         this.log.warn({ source: r.mount.id, err: err.message }, "close failed"),

@@ -20,7 +20,15 @@ export interface NodeDescription {
   type: "node";
   summary?: string;
   description?: string;
-  source?: { name: string; up: boolean; restarts: number; error?: string };
+  /** The state of the source mounted here, as /healthz gives it to admins. */
+  source?: {
+    name: string;
+    state: SourceStatus["state"];
+    up: boolean;
+    restarts: number;
+    attempts: number;
+    error?: string;
+  };
   children: EntrySummary[];
 }
 
@@ -72,7 +80,13 @@ export function describeEntry(
   if (entry.description !== undefined) out.description = entry.description;
   const s = entry.mount === undefined ? undefined : status(entry.mount);
   if (entry.mount !== undefined && s) {
-    out.source = { name: entry.mount, up: s.up, restarts: s.restarts };
+    out.source = {
+      name: entry.mount,
+      state: s.state,
+      up: s.up,
+      restarts: s.restarts,
+      attempts: s.attempts,
+    };
     if (s.lastError !== undefined) out.source.error = s.lastError;
   }
   return out;

@@ -1,11 +1,19 @@
 import { readFile } from "node:fs/promises";
 import type { z } from "zod";
-import { ConfigSchema, type Config } from "./schema.js";
+import type { Config } from "./schema.js";
 import { ConfigError, jsonPath } from "./errors.js";
 import { substituteEnv } from "./env.js";
 
+/** The config's schema, with the `source` of every kind (sources/kinds.ts assembles it). */
+export type ConfigSchemaOf = z.ZodType<Config>;
+
 /** Parses, substitutes `${ENV}` and validates a config given as text. */
-export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv): Config {
+export function parseConfig(
+  text: string,
+  file: string,
+  schema: ConfigSchemaOf,
+  env: NodeJS.ProcessEnv,
+): Config {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -15,7 +23,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv):
   const problems: string[] = [];
   const substituted = substituteEnv(raw, env, problems);
   if (problems.length > 0) throw new ConfigError(file, problems);
-  const result = ConfigSchema.safeParse(substituted);
+  const result = schema.safeParse(substituted);
   if (!result.success) {
     throw new ConfigError(file, describeIssues(result.error.issues, []));
   }
@@ -25,6 +33,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv):
 /** Reads and validates a config file; every failure is a ConfigError naming the file. */
 export async function loadConfig(
   file: string,
+  schema: ConfigSchemaOf,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Config> {
   let text: string;
@@ -35,7 +44,7 @@ export async function loadConfig(
       `cannot read the file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
     ]);
   }
-  return parseConfig(text, file, env);
+  return parseConfig(text, file, schema, env);
 }
 
 /**

@@ -2,9 +2,10 @@
  * The config format, as zod schemas: one definition gives the TypeScript types,
  * the validation with JSON-path messages, and the exported `config.schema.json`.
  * Objects are strict so that a misspelt key is an error, not a silent default.
+ * What a `source` may hold is each source kind's own schema: `configSchema`
+ * takes them (sources/kinds.ts lists the kinds), so this file knows none.
  */
 import { z } from "zod";
-import { MODEL_NAMES } from "../toolsets/emcp/models.js";
 
 export const RENDER_MODES = ["mcp", "text", "json"] as const;
 export const EXPOSE_MODES = ["meta", "flat", "both"] as const;
@@ -29,6 +30,14 @@ export const LimitsSchema = z
       .optional()
       .describe("A serialized result above this: 413."),
     timeout_s: z.number().positive().optional().describe("Seconds before a call is cancelled."),
+    max_args_depth: z
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe(
+        "Arguments nested deeper than this (objects and arrays) are invalid params, checked before anything reads them; default 64.",
+      ),
   })
   .describe("Global defaults; a node's or a tool's own limits win, the nearest first.");
 
@@ -52,7 +61,8 @@ export const ToolOverrideSchema = z.strictObject({
   limits: LimitsSchema.optional(),
 });
 
-const mountFields = {
+/** What every source has beside its kind's own fields: how its tools are mounted. */
+export const mountFields = {
   name: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/)
@@ -68,202 +78,8 @@ const mountFields = {
     .optional(),
 };
 
-const StdioSourceSchema = z.strictObject({
-  backend: z.literal("stdio"),
-  command: z
-    .union([z.string().min(1), z.array(z.string()).min(1)])
-    .describe(
-      "The program and its arguments; a string is split like a shell would, never run by one.",
-    ),
-  env: z
-    .record(z.string(), z.string())
-    .optional()
-    .describe(
-      "Extra environment; the child otherwise gets only PATH, HOME and a few safe variables.",
-    ),
-  cwd: z.string().optional(),
-  ...mountFields,
-});
-
-const HttpSourceSchema = z.strictObject({
-  backend: z.literal("http"),
-  url: z
-    .url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" })
-    .describe("The Streamable HTTP endpoint of a remote MCP server."),
-  headers: z
-    .record(z.string(), z.string())
-    .optional()
-    .describe("Sent with every request, such as Authorization; ${ENV} works here too."),
-  ...mountFields,
-});
-
-const EmcpSourceSchema = z.strictObject({
-  backend: z.literal("emcp"),
-  database: z
-    .string()
-    .regex(
-      /^(sqlite:.+|mysql:\/\/.+|postgres(ql)?:\/\/.+)$/,
-      "expected sqlite:PATH, mysql://… or postgres://…",
-    )
-    .describe("The Evolution CMS database, read-only; ${ENV} works for credentials."),
-  table_prefix: z
-    .string()
-    .regex(/^[A-Za-z0-9_]*$/)
-    .optional()
-    .describe('Default "evo_".'),
-  max_result_items: z.int().positive().optional().describe("The largest limit; default 100."),
-  max_offset: z.int().nonnegative().optional().describe("The largest offset; default 5000."),
-  max_depth: z.int().positive().optional().describe("The deepest depth; default 6."),
-  models: z
-    .array(z.enum(MODEL_NAMES))
-    .min(1)
-    .optional()
-    .describe("Narrows the models evo.model.* may read; default all of them."),
-  ...mountFields,
-});
-
-const ENV_NAME = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
-
-export const CommandToolSchema = z
-  .strictObject({
-    name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, _ . - (at most 64)"),
-    description: z.string().optional(),
-    argv: z
-      .array(z.string().min(1))
-      .min(1)
-      .describe("The program and its fixed arguments; never run by a shell."),
-    input_schema: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .describe("JSON Schema of the arguments; default: no arguments."),
-    arguments: z
-      .record(z.string(), z.array(z.string().min(1)))
-      .optional()
-      .describe('Per argument, the argv elements it adds; "{value}" is the value, one element.'),
-    max_bytes: z.int().positive().optional().describe("stdout read at most; default 1 MiB."),
-    timeout_ms: z.int().positive().optional().describe("Default 30000."),
-    cwd: z.string().optional(),
-    env: z.array(ENV_NAME).optional().describe("Variables passed through; nothing else is."),
-  })
-  .superRefine((tool, ctx) => {
-    const properties = (tool.input_schema?.properties ?? {}) as Record<string, unknown>;
-    for (const name of Object.keys(tool.arguments ?? {})) {
-      if (!(name in properties))
-        ctx.addIssue({
-          code: "custom",
-          path: ["arguments", name],
-          message: `argument '${name}' is not a property of input_schema`,
-        });
-    }
-    for (const name of Object.keys(properties)) {
-      if (!(name in (tool.arguments ?? {})))
-        ctx.addIssue({
-          code: "custom",
-          path: ["input_schema", "properties", name],
-          message: `property '${name}' has no argv mapping in arguments`,
-        });
-    }
-  });
-
-/** The presets in the package's `presets/` folder. */
-export const COMMAND_PRESETS = ["ctxt"] as const;
-
-const CommandSourceSchema = z.strictObject({
-  backend: z.literal("command"),
-  tools: z
-    .array(CommandToolSchema)
-    .min(1)
-    .optional()
-    .describe("The closed list of commands served as tools (or a preset's)."),
-  preset: z
-    .enum(COMMAND_PRESETS)
-    .optional()
-    .describe("A ready list of tools from the package's presets/ folder, instead of tools."),
-  program: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("With a preset: the program its command lines run; default the preset's."),
-  cwd: z.string().optional().describe("Working directory of every tool without its own."),
-  network: z
-    .boolean()
-    .optional()
-    .describe("false: run the commands without network access (Linux: unshare -rn)."),
-  env: z.array(ENV_NAME).optional().describe("Variables passed through to every tool."),
-  max_bytes: z.int().positive().optional(),
-  timeout_ms: z.int().positive().optional(),
-  ...mountFields,
-});
-
-const CheckedCommandSourceSchema = CommandSourceSchema.superRefine((source, ctx) => {
-  if ((source.tools === undefined) === (source.preset === undefined))
-    ctx.addIssue({ code: "custom", message: "a command source has either tools or a preset" });
-  if (source.program !== undefined && source.preset === undefined)
-    ctx.addIssue({
-      code: "custom",
-      path: ["program"],
-      message: "program applies to a preset; write the program in each tool's argv",
-    });
-});
-
-const WasmSourceSchema = z.strictObject({
-  backend: z.literal("wasm"),
-  component: z
-    .string()
-    .min(1)
-    .describe("Path to a .wasm component that exports wasix:mcp/router@25.3.26."),
-  permissions: z
-    .strictObject({
-      dirs: z
-        .record(z.string(), z.string().min(1))
-        .superRefine((dirs, ctx) => {
-          for (const guest of Object.keys(dirs))
-            if (!guest.startsWith("/"))
-              ctx.addIssue({
-                code: "custom",
-                path: [guest],
-                message: `guest path "${guest}" is not absolute; write it as "/${guest}"`,
-              });
-        })
-        .optional()
-        .describe('Guest path → host folder, such as {"/data": "./data"}; none by default.'),
-      env: z.array(ENV_NAME).optional().describe("Variables the component sees; none by default."),
-      network: z.boolean().optional().describe("true: outgoing sockets and HTTP; default false."),
-    })
-    .optional()
-    .describe("What the component may reach; by default nothing on the host."),
-  timeout_ms: z
-    .int()
-    .positive()
-    .optional()
-    .describe("Longest a call may run in the component before it is stopped; default 10000."),
-  max_memory_mb: z
-    .int()
-    .min(16)
-    .max(4096)
-    .optional()
-    .describe("Memory of one instance, WebAssembly and JavaScript heap each; default 256."),
-  cache_dir: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("Where transpiled components are kept; default ~/.cache/mcp-broker/wasm."),
-  instances: z
-    .int()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe("Instances serving calls in parallel, each with its own state; default 1."),
-  ...mountFields,
-});
-
-export const SourceSchema = z.discriminatedUnion("backend", [
-  StdioSourceSchema,
-  HttpSourceSchema,
-  EmcpSourceSchema,
-  CheckedCommandSourceSchema,
-  WasmSourceSchema,
-]);
+/** A source as the tree sees it: its kind, and how its tools are mounted. */
+export type SourceConfig = { readonly backend: string } & z.infer<z.ZodObject<typeof mountFields>>;
 
 export interface NodeConfig {
   path: string;
@@ -275,17 +91,23 @@ export interface NodeConfig {
   source?: SourceConfig | undefined;
 }
 
-export const NodeSchema: z.ZodType<NodeConfig> = z.lazy(() =>
-  z.strictObject({
-    path: z.string().min(1).describe("Absolute (/a/b) or relative to the parent node."),
-    type: z.literal("node").optional(),
-    summary: z.string().optional(),
-    description: z.string().optional(),
-    children: z.array(NodeSchema).optional(),
-    source: SourceSchema.optional(),
-    limits: LimitsSchema.optional(),
-  }),
-);
+/** One kind's `source` schema: an object whose `backend` literal names the kind. */
+export type SourceSchema = z.ZodType<SourceConfig> & z.core.$ZodTypeDiscriminable;
+
+function nodeSchema(source: z.ZodType<SourceConfig>): z.ZodType<NodeConfig> {
+  const node: z.ZodType<NodeConfig> = z.lazy(() =>
+    z.strictObject({
+      path: z.string().min(1).describe("Absolute (/a/b) or relative to the parent node."),
+      type: z.literal("node").optional(),
+      summary: z.string().optional(),
+      description: z.string().optional(),
+      children: z.array(node).optional(),
+      source: source.optional(),
+      limits: LimitsSchema.optional(),
+    }),
+  );
+  return node;
+}
 
 const ScopeSchema = z
   .string()
@@ -318,78 +140,94 @@ const RateLimitSchema = z.strictObject({
     .describe("Calls allowed at once; default: per_minute / 6, at least 1."),
 });
 
-export const ConfigSchema = z.strictObject({
-  $schema: z.string().optional(),
-  tree: z.union([z.array(NodeSchema), NodeSchema]),
-  expose: z
-    .enum(EXPOSE_MODES)
-    .optional()
-    .describe("What MCP clients see: the three meta tools, every leaf as a tool, or both."),
-  max_output_chars: z.int().positive().optional().describe("Default for every tool."),
-  timeout: z.number().positive().optional().describe("Default seconds per call; 60 if unset."),
-  render_mode: z.enum(RENDER_MODES).optional().describe("Default for every tool; mcp if unset."),
-  auth: AuthSchema.optional().describe(
-    "Tokens with scopes. Without it (and without a SECRET on the command line) nothing is asked.",
-  ),
-  limits: LimitsSchema.optional(),
-  rate_limits: z.array(RateLimitSchema).optional(),
-  idempotency: z
-    .strictObject({
-      ttl_s: z
-        .number()
-        .positive()
-        .optional()
-        .describe("How long a key is remembered; default 86400."),
-    })
-    .optional(),
-  state: z
-    .string()
-    .regex(
-      /^(memory|sqlite:.+|rediss?:\/\/.+)$/,
-      'expected "memory", "sqlite:PATH" or a redis:// URL',
-    )
-    .optional()
-    .describe("Where idempotency records and rate-limit buckets live; default memory."),
-  redact: z
-    .array(z.string().min(1))
-    .optional()
-    .describe(
-      "More keys to remove from every result, besides password, cachepwd, verified_key, refresh_token, access_token and sessionid.",
-    ),
-  audit: z
-    .strictObject({
-      file: z.string().optional().describe("Also append one JSON line per call to this file."),
-    })
-    .optional(),
-  http: z
-    .strictObject({
-      allowed_hosts: z
-        .array(z.string().min(1))
-        .optional()
-        .describe(
-          "Host names the broker answers to (DNS-rebinding defence). Default: localhost, 127.0.0.1, [::1] and the listen address.",
-        ),
-      allowed_origins: z
-        .array(z.string().min(1))
-        .optional()
-        .describe("Origins browsers may call from. Default: loopback origins only."),
-      stateless: z
-        .boolean()
-        .optional()
-        .describe(
-          "MCP endpoints without sessions, for several instances behind a load balancer: no notifications, progress or sampling.",
-        ),
-    })
-    .optional(),
-});
+const SessionsSchema = z
+  .strictObject({
+    max: z
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "Open MCP sessions at most, over every endpoint; the least recently used idle one is closed to make room. Default 1000.",
+      ),
+    idle_timeout_s: z
+      .number()
+      .positive()
+      .optional()
+      .describe("A session without a request for this long is closed. Default 1800."),
+  })
+  .describe("Streamable HTTP sessions of /mcp and /mcp/<name>: bounded, so memory is.");
 
-export type Config = z.infer<typeof ConfigSchema>;
-export type SourceConfig = z.infer<typeof SourceSchema>;
-export type StdioSourceConfig = z.infer<typeof StdioSourceSchema>;
-export type HttpSourceConfig = z.infer<typeof HttpSourceSchema>;
-export type EmcpSourceConfig = z.infer<typeof EmcpSourceSchema>;
-export type CommandSourceConfig = z.infer<typeof CommandSourceSchema>;
-export type WasmSourceConfig = z.infer<typeof WasmSourceSchema>;
+/** The whole config, around the `source` schemas of the kinds there are. */
+export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]) {
+  const node = nodeSchema(z.discriminatedUnion("backend", sources));
+  return z.strictObject({
+    $schema: z.string().optional(),
+    tree: z.union([z.array(node), node]),
+    expose: z
+      .enum(EXPOSE_MODES)
+      .optional()
+      .describe("What MCP clients see: the three meta tools, every leaf as a tool, or both."),
+    max_output_chars: z.int().positive().optional().describe("Default for every tool."),
+    timeout: z.number().positive().optional().describe("Default seconds per call; 60 if unset."),
+    render_mode: z.enum(RENDER_MODES).optional().describe("Default for every tool; mcp if unset."),
+    auth: AuthSchema.optional().describe(
+      "Tokens with scopes. Without it (and without a SECRET on the command line) nothing is asked.",
+    ),
+    limits: LimitsSchema.optional(),
+    rate_limits: z.array(RateLimitSchema).optional(),
+    idempotency: z
+      .strictObject({
+        ttl_s: z
+          .number()
+          .positive()
+          .optional()
+          .describe("How long a key is remembered; default 86400."),
+      })
+      .optional(),
+    state: z
+      .string()
+      .regex(
+        /^(memory|sqlite:.+|rediss?:\/\/.+)$/,
+        'expected "memory", "sqlite:PATH" or a redis:// URL',
+      )
+      .optional()
+      .describe("Where idempotency records and rate-limit buckets live; default memory."),
+    redact: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "More keys to remove from every result, besides password, cachepwd, verified_key, refresh_token, access_token and sessionid.",
+      ),
+    audit: z
+      .strictObject({
+        file: z.string().optional().describe("Also append one JSON line per call to this file."),
+      })
+      .optional(),
+    http: z
+      .strictObject({
+        allowed_hosts: z
+          .array(z.string().min(1))
+          .optional()
+          .describe(
+            "Host names the broker answers to (DNS-rebinding defence). Default: localhost, 127.0.0.1, [::1] and the listen address.",
+          ),
+        allowed_origins: z
+          .array(z.string().min(1))
+          .optional()
+          .describe("Origins browsers may call from. Default: loopback origins only."),
+        stateless: z
+          .boolean()
+          .optional()
+          .describe(
+            "MCP endpoints without sessions, for several instances behind a load balancer: no notifications, progress or sampling.",
+          ),
+      })
+      .optional(),
+    sessions: SessionsSchema.optional(),
+  });
+}
+
+export type Config = z.infer<ReturnType<typeof configSchema>>;
 export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
 export type RenderMode = (typeof RENDER_MODES)[number];
 export type Limits = z.infer<typeof LimitsSchema>;

@@ -1,15 +1,23 @@
 import { createHash } from "node:crypto";
+import { configure } from "safe-stable-stringify";
+
+/**
+ * Deeper than any arguments the broker accepts (`max_args_depth` is at most
+ * 1000): what lies below is written as a marker, so a digest of hostile input
+ * is still computed, without recursing without end.
+ */
+const MAX_DEPTH = 1001;
 
 /** JSON with object keys sorted at every depth, so equal values serialize equally. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
+export const canonicalJson: (value: unknown) => string | undefined = configure({
+  deterministic: true,
+  maximumDepth: MAX_DEPTH,
+  bigint: true,
+});
 
 /** SHA-256 hex of a value's canonical JSON: for comparing payloads without keeping them. */
 export function digestOf(value: unknown): string {
-  return createHash("sha256").update(canonicalJson(value)).digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson(value) ?? "")
+    .digest("hex");
 }

@@ -43,3 +43,17 @@ export function asBrokerError(err: unknown): BrokerError {
   if (err instanceof BrokerError) return err;
   return new BrokerError("internal", "internal error in the broker; see its log for details");
 }
+
+/**
+ * How an MCP endpoint answers failures (DESIGN.md): `mcp`, the specification,
+ * or `emcp`, the eMCP contract, where invalid arguments and unknown tools or
+ * models are protocol errors, not tool results.
+ */
+export type ErrorProfile = "mcp" | "emcp";
+
+/** What a backend said, as it said it: relayed to clients of its own endpoint unchanged. */
+export interface BackendProtocolError {
+  code: number;
+  message: string;
+  data?: unknown;
+}

@@ -62,9 +62,23 @@ export type SourceNotification = ResourceUpdatedNotification | LoggingMessageNot
 
 export type ChangeKind = "tools" | "resources" | "prompts";
 
+/** What a source raises on its own, forwarded by the broker with the source's name. */
+export type SourceEvent =
+  | { readonly type: "changed"; readonly what: ChangeKind }
+  | { readonly type: "notification"; readonly notification: SourceNotification };
+
 export interface Router {
   /** name */
   readonly name: string;
+  /**
+   * Opens the backend; resolves once it answers (its tools are known). The
+   * broker's supervisor calls it again after a failed start or after the
+   * source reported itself down, so it must open everything anew each time
+   * and leave nothing open when it fails. A failure is thrown as a BrokerError
+   * whose message is safe to show callers: what went wrong in words, never a
+   * backend's stderr or a credential (those go to the log).
+   */
+  start(): Promise<void>;
   /** instructions */
   instructions(): string | undefined;
   /** capabilities */
@@ -103,20 +117,35 @@ export interface Router {
   onChange?(listener: (what: ChangeKind) => void): () => void;
   /** Resource updates and logging not tied to one call; returns the unsubscribe function. */
   onNotification?(listener: (n: SourceNotification) => void): () => void;
+  /**
+   * The backend went away on its own (its process exited, its connection
+   * closed): the supervisor restarts the source. `reason` is shown to callers,
+   * so it says what happened without the backend's own output.
+   */
+  onDown?(listener: (reason: string) => void): () => void;
+  /** Parts the source replaced by itself while staying up (a WebAssembly instance after a trap). */
+  replacements?(): number;
   /** Ends what a client session holds at the source (its subscriptions). */
   endSession?(session: string): Promise<void>;
+  /** Stops the source for good: no start() follows. */
   close(): Promise<void>;
 }
 
-/** A source that can be up or down, for `/healthz` and fast failure while down. */
-export interface SupervisedRouter extends Router {
-  /** Starts the backend; resolves once it answered `tools/list`, rejects if it could not. */
-  start(): Promise<void>;
-  status(): SourceStatus;
-}
+/**
+ * A source's state as the broker's supervisor keeps it, the same for every
+ * kind: `starting` (first start under way), `up`, `restarting` (went down; a
+ * restart is due), `failed` (the last attempt to start failed; retried with
+ * backoff until it works).
+ */
+export type SourceState = "starting" | "up" | "restarting" | "failed";
 
 export interface SourceStatus {
+  readonly state: SourceState;
   readonly up: boolean;
+  /** Starts after the first one, and parts the source replaced by itself. */
   readonly restarts: number;
+  /** Failed attempts to start since the source was last up. */
+  readonly attempts: number;
+  /** Why it is not up, in words safe to show; the details are in the broker's log. */
   readonly lastError?: string;
 }

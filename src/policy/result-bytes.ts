@@ -1,13 +1,11 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-
-const sizes = new WeakMap<CallToolResult, number>();
+const sizes = new WeakMap<object, number>();
 
 /**
  * A result's size serialized, in bytes, measured once: the limits link and
  * the audit link both need it for every call, and results are never changed
  * after the chain produced them.
  */
-export function resultBytes(result: CallToolResult): number {
+export function resultBytes(result: object): number {
   let size = sizes.get(result);
   if (size === undefined) {
     size = Buffer.byteLength(JSON.stringify(result));

@@ -5,9 +5,17 @@ import { flatName } from "./flat-name.js";
 import { joinPath, parentOf } from "./path.js";
 import type { Skeleton } from "./skeleton.js";
 import { ToolFilter } from "./tool-filter.js";
-import { Tree, type NodeEntry, type ToolEntry, type TreeEntry } from "./tree.js";
+import {
+  Tree,
+  type EffectiveLimits,
+  type NodeEntry,
+  type ToolEntry,
+  type TreeEntry,
+} from "./tree.js";
 
 export const DEFAULT_TIMEOUT_S = 60;
+/** Deep enough for any real arguments; shallow enough that nothing recursive overflows. */
+export const DEFAULT_MAX_ARGS_DEPTH = 64;
 
 export interface BuiltTree {
   readonly tree: Tree;
@@ -94,13 +102,8 @@ export function buildTree(
         tool,
         exampleArgs: override.example_args,
         maxOutputChars: override.max_output_chars ?? config.max_output_chars,
-        timeoutMs:
-          (override.timeout ?? nearest.timeout_s ?? config.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
-        limits: {
-          max_request_bytes: nearest.max_request_bytes,
-          max_result_items: nearest.max_result_items,
-          max_result_bytes: nearest.max_result_bytes,
-        },
+        timeoutMs: timeoutMs(config, nearest, override.timeout),
+        limits: effective(nearest),
         renderMode: override.render_mode ?? config.render_mode ?? "mcp",
         validateArgs,
       });
@@ -121,6 +124,7 @@ export function buildTree(
     nodeChildren.get(leaf.sourceId)?.push(leaf.path);
   }
   for (const node of skeleton.nodes.values()) {
+    const nearest = nearestLimits(config, skeleton, node.path, undefined);
     const entry: NodeEntry = {
       type: "node",
       path: node.path,
@@ -128,6 +132,8 @@ export function buildTree(
       description: node.description,
       children: nodeChildren.get(node.path) ?? [],
       mount: node.mount,
+      limits: effective(nearest),
+      timeoutMs: timeoutMs(config, nearest, undefined),
     };
     entries.set(node.path, entry);
   }
@@ -140,6 +146,19 @@ export function summarize(description: string): string | undefined {
   if (firstLine === "") return undefined;
   const sentence = /^(.+?[.!?])(\s|$)/.exec(firstLine)?.[1] ?? firstLine;
   return sentence.length <= 160 ? sentence : `${sentence.slice(0, 159)}…`;
+}
+
+function effective(nearest: Limits): EffectiveLimits {
+  return {
+    max_request_bytes: nearest.max_request_bytes,
+    max_result_items: nearest.max_result_items,
+    max_result_bytes: nearest.max_result_bytes,
+    max_args_depth: nearest.max_args_depth ?? DEFAULT_MAX_ARGS_DEPTH,
+  };
+}
+
+function timeoutMs(config: Config, nearest: Limits, toolTimeoutS: number | undefined): number {
+  return (toolTimeoutS ?? nearest.timeout_s ?? config.timeout ?? DEFAULT_TIMEOUT_S) * 1000;
 }
 
 /** Each limit from the nearest place that sets it: the tool, its nodes upwards, the config. */
@@ -165,5 +184,6 @@ function nearestLimits(
     max_result_items: pick("max_result_items"),
     max_result_bytes: pick("max_result_bytes"),
     timeout_s: pick("timeout_s"),
+    max_args_depth: pick("max_args_depth"),
   };
 }

@@ -1,8 +1,17 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ArgsValidator } from "./args-validator.js";
 import { BrokerError } from "../contract/errors.js";
-import type { Limits, RenderMode } from "../config/schema.js";
+import type { RenderMode } from "../config/schema.js";
 import { normalizePath } from "./path.js";
+
+/** The limits in force at a path: the nearest that sets each (tool, nodes upwards, config). */
+export interface EffectiveLimits {
+  readonly max_request_bytes?: number | undefined;
+  readonly max_result_items?: number | undefined;
+  readonly max_result_bytes?: number | undefined;
+  /** Always set: arguments are checked for depth before anything reads them. */
+  readonly max_args_depth: number;
+}
 
 export interface NodeEntry {
   readonly type: "node";
@@ -13,6 +22,9 @@ export interface NodeEntry {
   readonly children: string[];
   /** Id of the source mounted here. */
   readonly mount?: string | undefined;
+  /** What governs the requests to a source mounted here that are not tool calls. */
+  readonly limits: EffectiveLimits;
+  readonly timeoutMs: number;
 }
 
 export interface ToolEntry {
@@ -29,7 +41,7 @@ export interface ToolEntry {
   readonly maxOutputChars?: number | undefined;
   readonly timeoutMs: number;
   /** The nearest limits: tool_overrides, then the nodes up to the root, then the config. */
-  readonly limits: Omit<Limits, "timeout_s">;
+  readonly limits: EffectiveLimits;
   readonly renderMode: RenderMode;
   readonly validateArgs: ArgsValidator;
 }

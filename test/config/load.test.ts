@@ -1,11 +1,17 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { configJsonSchema } from "../../src/config/export-schema.js";
+import { configJsonSchema } from "../../src/export-config-schema.js";
 import { ConfigError } from "../../src/config/errors.js";
 import { loadConfig, parseConfig } from "../../src/config/load.js";
+import { ConfigSchema } from "../../src/sources/kinds.js";
 
 const parse = (value: unknown, env: Record<string, string> = {}) =>
-  parseConfig(typeof value === "string" ? value : JSON.stringify(value), "c.json", env);
+  parseConfig(
+    typeof value === "string" ? value : JSON.stringify(value),
+    "c.json",
+    ConfigSchema,
+    env,
+  );
 const problems = (value: unknown, env: Record<string, string> = {}): readonly string[] => {
   try {
     parse(value, env);
@@ -85,7 +91,7 @@ describe("config", () => {
   });
 
   it("reports an unreadable file by name", async () => {
-    await expect(loadConfig("/nonexistent/config.json")).rejects.toThrow(
+    await expect(loadConfig("/nonexistent/config.json", ConfigSchema)).rejects.toThrow(
       /\/nonexistent\/config.json: .*ENOENT/s,
     );
   });
@@ -98,7 +104,10 @@ describe("config", () => {
   });
 
   it("accepts the demo config", async () => {
-    const config = await loadConfig(new URL("../../examples/demo.json", import.meta.url).pathname);
+    const config = await loadConfig(
+      new URL("../../examples/demo.json", import.meta.url).pathname,
+      ConfigSchema,
+    );
     expect(config.expose).toBe("both");
   });
 });

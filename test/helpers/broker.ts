@@ -91,3 +91,10 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** A logger whose JSON lines a test can read back. */
+export function capturingLogger(): { log: ReturnType<typeof pino>; lines: () => any[] } {
+  const written: string[] = [];
+  const log = pino({ level: "debug" }, { write: (line: string) => written.push(line) });
+  return { log, lines: () => written.map((l) => JSON.parse(l)) };
+}

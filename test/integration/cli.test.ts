@@ -79,9 +79,11 @@ describe("the command line", () => {
         },
       ],
     });
-    const refused = await runCli("127.0.0.1:0", broken, "--dump-tree", "--log-level", "silent");
+    const refused = await runCli("127.0.0.1:0", broken, "--dump-tree", "--log-level", "warn");
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/\/broken: .*told to fail at start/s);
+    expect(refused.stderr).toMatch(/mcp-broker: sources failed to start:\s+\/broken: /);
+    // What the backend printed is in the log, which the terminal shows.
+    expect(refused.stderr).toMatch(/"source":"\/broken".*told to fail at start/);
     const tolerated = await runCli(
       "127.0.0.1:0",
       broken,

@@ -119,7 +119,13 @@ describe("POST /meta_desc", () => {
   it("describes a node with its summarized children and its source's state", async () => {
     const res = await broker.post("/meta_desc", { path: "/fx" });
     expect(res.body.type).toBe("node");
-    expect(res.body.source).toEqual({ name: "/fx", up: true, restarts: 0 });
+    expect(res.body.source).toEqual({
+      name: "/fx",
+      state: "up",
+      up: true,
+      restarts: 0,
+      attempts: 0,
+    });
     expect(res.body.children.find((c: any) => c.name === "sleep")).toEqual({
       path: "/fx/sleep",
       name: "sleep",

@@ -3,9 +3,10 @@ import { EVERYONE } from "../../src/auth/token-book.js";
 import { Broker } from "../../src/broker/broker.js";
 import { ConfigError } from "../../src/config/errors.js";
 import { parseConfig } from "../../src/config/load.js";
-import { fixtureCommand, silent } from "../helpers/broker.js";
+import { ConfigSchema } from "../../src/sources/kinds.js";
+import { capturingLogger, fixtureCommand, silent } from "../helpers/broker.js";
 
-const config = (tree: unknown) => parseConfig(JSON.stringify({ tree }), "test", {});
+const config = (tree: unknown) => parseConfig(JSON.stringify({ tree }), "test", ConfigSchema, {});
 const slowSource = (path: string, ms: number) => ({
   path,
   source: { backend: "stdio", command: fixtureCommand(), env: { FIXTURE_DELAY_MS: String(ms) } },
@@ -24,14 +25,19 @@ describe("start-up", () => {
     expect(elapsed).toBeLessThan(4000);
   });
 
-  it("refuses to start when a source fails, naming it and showing its stderr", async () => {
+  it("refuses to start when a source fails, naming it; its stderr goes to the log only", async () => {
     const failing = {
       path: "/bad",
       source: { backend: "stdio", command: fixtureCommand(), env: { FIXTURE_FAIL: "1" } },
     };
-    await expect(
-      Broker.start(config([slowSource("/ok", 0), failing]), { log: silent }),
-    ).rejects.toThrow(/\/bad: .*told to fail at start/s);
+    const { log, lines } = capturingLogger();
+    const refused = Broker.start(config([slowSource("/ok", 0), failing]), { log });
+    await expect(refused).rejects.toThrow(
+      /\/bad: source \/bad could not start .*see the broker log/s,
+    );
+    await expect(refused).rejects.not.toThrow(/told to fail/);
+    const stderr = lines().filter((l) => l.source === "/bad" && l.level === 40);
+    expect(JSON.stringify(stderr)).toContain("fixture: told to fail at start");
   });
 
   it("names a command that does not exist", async () => {

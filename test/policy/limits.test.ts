@@ -38,6 +38,7 @@ describe("limits", () => {
       max_result_items: 10,
       max_request_bytes: 300,
       max_result_bytes: 100_000,
+      max_args_depth: 64,
     });
     expect(count.timeout_s).toBe(30);
     const big = (await broker.post("/meta_desc", { path: "/fx/big" })).body;

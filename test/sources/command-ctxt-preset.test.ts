@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/load.js";
+import { ConfigSchema } from "../../src/sources/kinds.js";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
 
 const STAND_IN = fileURLToPath(new URL("../fixtures/ctxt-stand-in.mjs", import.meta.url));
@@ -126,6 +127,6 @@ describe("the ctxt preset", () => {
     [{ backend: "command", tools: [{ name: "x", argv: ["x"] }], program: "y" }, /program/],
   ])("refuses the source config %j", (source, message) => {
     const text = JSON.stringify({ tree: [{ path: "/c", source }] });
-    expect(() => parseConfig(text, "c.json", {})).toThrow(message);
+    expect(() => parseConfig(text, "c.json", ConfigSchema, {})).toThrow(message);
   });
 });

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { noNetworkPrefix } from "../../src/sources/command/no-network.js";
 import { parseConfig } from "../../src/config/load.js";
+import { ConfigSchema } from "../../src/sources/kinds.js";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
 
 const TOOL = fileURLToPath(new URL("../fixtures/command-tool.mjs", import.meta.url));
@@ -237,7 +238,7 @@ describe("the command source", () => {
     const text = JSON.stringify({
       tree: [{ path: "/c", source: { backend: "command", tools: [tool] } }],
     });
-    expect(() => parseConfig(text, "c.json", {})).toThrow(message);
+    expect(() => parseConfig(text, "c.json", ConfigSchema, {})).toThrow(message);
   });
 });
 

@@ -13,7 +13,8 @@ import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/load.js";
-import type { WasmSourceConfig } from "../../src/config/schema.js";
+import { ConfigSchema } from "../../src/sources/kinds.js";
+import type { WasmSourceConfig } from "../../src/sources/wasm/config.js";
 import { loadComponent } from "../../src/sources/wasm/component-cache.js";
 import { sandboxFor, unsuppliedImports } from "../../src/sources/wasm/sandbox.js";
 import { WasmSource } from "../../src/sources/wasm/wasm-source.js";
@@ -54,7 +55,7 @@ describe("wasm source config", () => {
     [{ component: "x.wasm", wasi: true }, /wasi/],
   ])("refuses %j, saying what is wrong", (fields, message) => {
     const text = JSON.stringify({ tree: [{ path: "/w", source: { backend: "wasm", ...fields } }] });
-    expect(() => parseConfig(text, "c.json", {})).toThrow(message);
+    expect(() => parseConfig(text, "c.json", ConfigSchema, {})).toThrow(message);
   });
 
   it("grants nothing by default: no folder, no variable, no network", () => {
@@ -109,8 +110,7 @@ describe("loading a component", () => {
   it("refuses a granted folder that does not exist, before loading anything", async () => {
     const wasm = await testComponent("everything");
     const started = source({ component: wasm, permissions: { dirs: { "/d": join(dir, "no") } } });
-    await expect(started.start()).rejects.toThrow(/is not a folder/);
-    expect(started.status()).toMatchObject({ up: false, lastError: expect.stringMatching(/no/) });
+    await expect(started.start()).rejects.toThrow(/\/no.* is not a folder/);
   });
 
   it("transpiles once, then takes the cache, keyed by the component's bytes", async () => {

@@ -1,6 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/load.js";
+import { ConfigSchema } from "../../src/sources/kinds.js";
 import { buildTree, summarize } from "../../src/tree/build-tree.js";
 import { buildSkeleton } from "../../src/tree/skeleton.js";
 
@@ -21,6 +22,7 @@ function build(
       tree: [{ path: "/s", source: { backend: "stdio", command: "x", ...source } }],
     }),
     "t",
+    ConfigSchema,
     {},
   );
   const problems: string[] = [];
@@ -115,6 +117,7 @@ describe("buildTree", () => {
         ],
       }),
       "t",
+      ConfigSchema,
       {},
     );
     const skeleton = buildSkeleton(config, []);

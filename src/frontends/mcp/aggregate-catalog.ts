@@ -20,9 +20,9 @@ import {
 import type { Broker } from "../../broker/broker.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { CallContext } from "../../contract/router.js";
-import type { SourceRelay } from "../../broker/source-relay.js";
+import type { SourceView } from "../../broker/source-view.js";
 import { announce } from "./announce.js";
-import { protocolError } from "./protocol-error.js";
+import { handleRequest } from "./handle-request.js";
 import type { RequestExtra } from "./request-context.js";
 
 export const AGGREGATE_CAPABILITIES: ServerCapabilities = {
@@ -33,31 +33,34 @@ export const AGGREGATE_CAPABILITIES: ServerCapabilities = {
 
 /**
  * Resources and prompts of every source in the aggregated `/mcp`, under
- * qualified names and URIs (core/aggregate-names.ts). Lists gather all sources
- * that offer the feature and are up; a source that fails is left out of a list
- * rather than failing it. Returns the cleanup for when the session closes.
+ * qualified names and URIs (aggregate-names.ts), each request through the
+ * broker and its policy at the source's node. Lists gather all sources that
+ * offer the feature to this caller; a source that fails (or is down) is left
+ * out of a list rather than failing it. Returns the cleanup for when the
+ * session closes.
  */
 export function serveAggregateCatalog(
   server: Server,
   broker: Broker,
   context: (extra: RequestExtra) => CallContext,
 ): () => void {
+  const handling = { log: broker.log };
   const offering = (feature: "resources" | "prompts", ctx: CallContext) =>
     broker
-      .relays()
-      .filter((r) => r.capabilities()[feature] !== undefined && r.visibleTo(ctx.principal));
+      .allSources()
+      .filter((s) => s.capabilities()[feature] !== undefined && s.visibleTo(ctx.principal));
   /** One feature's list from every source that offers it to this caller, every page, qualified. */
   const gather = async <R extends { nextCursor?: string }, T>(
     feature: "resources" | "prompts",
     ctx: CallContext,
-    page: (relay: SourceRelay, cursor: string | undefined) => Promise<R>,
+    page: (source: SourceView, cursor: string | undefined) => Promise<R>,
     items: (page: R) => T[],
-    qualify: (relay: SourceRelay, item: T) => T,
+    qualify: (source: SourceView, item: T) => T,
   ): Promise<T[]> => {
     const lists = await Promise.allSettled(
-      offering(feature, ctx).map(async (relay) =>
-        (await allPages((cursor) => page(relay, cursor), items)).map((item) =>
-          qualify(relay, item),
+      offering(feature, ctx).map(async (source) =>
+        (await allPages((cursor) => page(source, cursor), items)).map((item) =>
+          qualify(source, item),
         ),
       ),
     );
@@ -70,7 +73,7 @@ export function serveAggregateCatalog(
         "invalid_params",
         `unknown resource URI "${uri}"; resources/list shows the URIs there are`,
       );
-    return { relay: broker.relay(split.source), uri: split.uri };
+    return { source: broker.source(split.source).name, uri: split.uri };
   };
   const byName = (name: string) => {
     const split = splitName(name, broker.sourceNames());
@@ -79,122 +82,105 @@ export function serveAggregateCatalog(
         "invalid_params",
         `unknown prompt "${name}"; prompts/list shows the prompts there are`,
       );
-    return { relay: broker.relay(split.source), name: split.name };
+    return { source: split.source, name: split.name };
   };
-  const guarded =
-    <A extends unknown[], R>(work: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await work(...args);
-      } catch (err) {
-        throw protocolError(err);
-      }
-    };
 
-  server.setRequestHandler(
-    ListResourcesRequestSchema,
-    guarded(async (_r, extra) => {
-      const ctx = context(extra);
-      return {
-        resources: await gather(
-          "resources",
-          ctx,
-          (relay, cursor) => relay.listResources({ cursor }, ctx),
-          (page) => page.resources,
-          (relay, res) => ({
-            ...res,
-            name: qualifiedName(relay.name, res.name),
-            uri: qualifiedUri(relay.name, res.uri),
-          }),
-        ),
-      };
-    }),
-  );
-  server.setRequestHandler(
-    ListResourceTemplatesRequestSchema,
-    guarded(async (_r, extra) => {
-      const ctx = context(extra);
-      return {
-        resourceTemplates: await gather(
-          "resources",
-          ctx,
-          (relay, cursor) => relay.listResourceTemplates({ cursor }, ctx),
-          (page) => page.resourceTemplates,
-          (relay, t) => ({
-            ...t,
-            name: qualifiedName(relay.name, t.name),
-            uriTemplate: qualifiedUriTemplate(relay.name, t.uriTemplate),
-          }),
-        ),
-      };
-    }),
-  );
-  server.setRequestHandler(
-    ReadResourceRequestSchema,
-    guarded(async (r, extra) => {
-      const { relay, uri } = byUri(r.params.uri);
-      const result = await relay.readResource({ ...r.params, uri }, context(extra));
-      return {
-        ...result,
-        contents: result.contents.map((c) => ({ ...c, uri: qualifiedUri(relay.name, c.uri) })),
-      };
-    }),
-  );
+  handleRequest(server, ListResourcesRequestSchema, handling, async (_r, extra) => {
+    const ctx = context(extra);
+    return {
+      resources: await gather(
+        "resources",
+        ctx,
+        (source, cursor) => broker.request(source.name, "resources/list", { cursor }, ctx),
+        (page) => page.resources,
+        (source, res) => ({
+          ...res,
+          name: qualifiedName(source.name, res.name),
+          uri: qualifiedUri(source.name, res.uri),
+        }),
+      ),
+    };
+  });
+  handleRequest(server, ListResourceTemplatesRequestSchema, handling, async (_r, extra) => {
+    const ctx = context(extra);
+    return {
+      resourceTemplates: await gather(
+        "resources",
+        ctx,
+        (source, cursor) =>
+          broker.request(source.name, "resources/templates/list", { cursor }, ctx),
+        (page) => page.resourceTemplates,
+        (source, t) => ({
+          ...t,
+          name: qualifiedName(source.name, t.name),
+          uriTemplate: qualifiedUriTemplate(source.name, t.uriTemplate),
+        }),
+      ),
+    };
+  });
+  handleRequest(server, ReadResourceRequestSchema, handling, async (r, extra) => {
+    const { source, uri } = byUri(r.params.uri);
+    const result = await broker.request(
+      source,
+      "resources/read",
+      { ...r.params, uri },
+      context(extra),
+    );
+    return {
+      ...result,
+      contents: result.contents.map((c) => ({ ...c, uri: qualifiedUri(source, c.uri) })),
+    };
+  });
 
   const subscribed = new Set<string>();
-  server.setRequestHandler(
-    SubscribeRequestSchema,
-    guarded(async (r, extra) => {
-      const { relay, uri } = byUri(r.params.uri);
-      await relay.subscribe(uri, context(extra));
-      subscribed.add(r.params.uri);
-      return {};
-    }),
-  );
-  server.setRequestHandler(
-    UnsubscribeRequestSchema,
-    guarded(async (r, extra) => {
-      const { relay, uri } = byUri(r.params.uri);
-      subscribed.delete(r.params.uri);
-      await relay.unsubscribe(uri, context(extra));
-      return {};
-    }),
-  );
+  handleRequest(server, SubscribeRequestSchema, handling, async (r, extra) => {
+    const { source, uri } = byUri(r.params.uri);
+    await broker.request(source, "resources/subscribe", { ...r.params, uri }, context(extra));
+    subscribed.add(r.params.uri);
+    return {};
+  });
+  handleRequest(server, UnsubscribeRequestSchema, handling, async (r, extra) => {
+    const { source, uri } = byUri(r.params.uri);
+    subscribed.delete(r.params.uri);
+    await broker.request(source, "resources/unsubscribe", { ...r.params, uri }, context(extra));
+    return {};
+  });
 
-  server.setRequestHandler(
-    ListPromptsRequestSchema,
-    guarded(async (_r, extra) => {
-      const ctx = context(extra);
-      return {
-        prompts: await gather(
-          "prompts",
-          ctx,
-          (relay, cursor) => relay.listPrompts({ cursor }, ctx),
-          (page) => page.prompts,
-          (relay, p) => ({ ...p, name: qualifiedName(relay.name, p.name) }),
-        ),
-      };
-    }),
-  );
-  server.setRequestHandler(
-    GetPromptRequestSchema,
-    guarded(async (r, extra) => {
-      const { relay, name } = byName(r.params.name);
-      return relay.getPrompt({ ...r.params, name }, context(extra));
-    }),
-  );
-  server.setRequestHandler(
-    CompleteRequestSchema,
-    guarded(async (r, extra) => {
-      const ref = r.params.ref;
-      if (ref.type === "ref/prompt") {
-        const { relay, name } = byName(ref.name);
-        return relay.complete({ ...r.params, ref: { ...ref, name } }, context(extra));
-      }
-      const { relay, uri } = byUri(ref.uri);
-      return relay.complete({ ...r.params, ref: { ...ref, uri } }, context(extra));
-    }),
-  );
+  handleRequest(server, ListPromptsRequestSchema, handling, async (_r, extra) => {
+    const ctx = context(extra);
+    return {
+      prompts: await gather(
+        "prompts",
+        ctx,
+        (source, cursor) => broker.request(source.name, "prompts/list", { cursor }, ctx),
+        (page) => page.prompts,
+        (source, p) => ({ ...p, name: qualifiedName(source.name, p.name) }),
+      ),
+    };
+  });
+  handleRequest(server, GetPromptRequestSchema, handling, async (r, extra) => {
+    const { source, name } = byName(r.params.name);
+    return broker.request(source, "prompts/get", { ...r.params, name }, context(extra));
+  });
+  handleRequest(server, CompleteRequestSchema, handling, async (r, extra) => {
+    const ref = r.params.ref;
+    if (ref.type === "ref/prompt") {
+      const { source, name } = byName(ref.name);
+      return broker.request(
+        source,
+        "completion/complete",
+        { ...r.params, ref: { ...ref, name } },
+        context(extra),
+      );
+    }
+    const { source, uri } = byUri(ref.uri);
+    return broker.request(
+      source,
+      "completion/complete",
+      { ...r.params, ref: { ...ref, uri } },
+      context(extra),
+    );
+  });
 
   return broker.onSourceEvent((source, event) => {
     if (event.type === "changed") {

@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CallOutput } from "../../broker/broker.js";
-import { asBrokerError, type BrokerError } from "../../contract/errors.js";
-import { isRefusal, protocolError, type ErrorProfile } from "./protocol-error.js";
+import { asBrokerError, type BrokerError, type ErrorProfile } from "../../contract/errors.js";
+import { isRefusal, protocolError } from "./protocol-error.js";
 
 /** A broker call's output as an MCP tool result: untouched in `mcp` mode, one text part otherwise. */
 export function toCallToolResult(out: CallOutput): CallToolResult {

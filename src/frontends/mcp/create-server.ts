@@ -4,7 +4,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -15,9 +14,11 @@ import { packageVersion } from "../../contract/version.js";
 import type { ExposeMode } from "../../config/schema.js";
 import type { ToolEntry } from "../../tree/tree.js";
 import { AGGREGATE_CAPABILITIES, serveAggregateCatalog } from "./aggregate-catalog.js";
-import { asToolError, jsonResult, toCallToolResult } from "./call-result.js";
+import { jsonResult, toCallToolResult } from "./call-result.js";
+import { handleRequest } from "./handle-request.js";
 import { META_TOOL_NAMES, META_TOOLS } from "./meta-tools.js";
 import { announce } from "./announce.js";
+import { ProtocolError } from "./protocol-error.js";
 import { requestContext } from "./request-context.js";
 
 export interface McpServerOptions {
@@ -44,28 +45,27 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
   const showMeta = options.expose !== "flat";
   const showFlat = options.expose !== "meta";
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  const handling = { log: broker.log };
+  server.onerror = (err) => broker.log.warn({ err }, "MCP session error");
+
+  handleRequest(server, ListToolsRequestSchema, handling, async () => ({
     tools: [
       ...(showMeta ? META_TOOLS : []),
       ...(showFlat ? broker.callableTools(options.principal).map(flatTool) : []),
     ],
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  handleRequest(server, CallToolRequestSchema, handling, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
     const ctx = requestContext(extra, options.principal, session, request.params._meta);
     if (showMeta && META_TOOL_NAMES.has(name)) return metaCall(broker, name, args, ctx);
     const leaf = showFlat ? broker.tree().toolByFlatName(name) : undefined;
     if (!leaf)
-      throw new McpError(
+      throw new ProtocolError(
         ErrorCode.InvalidParams,
         `unknown tool "${name}"; tools/list shows the tools there are`,
       );
-    try {
-      return toCallToolResult(await broker.call(leaf.path, args, ctx));
-    } catch (err) {
-      return asToolError(err);
-    }
+    return toCallToolResult(await broker.call(leaf.path, args, ctx));
   });
 
   const offCatalog = serveAggregateCatalog(server, broker, (extra) =>
@@ -78,31 +78,29 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
   server.onclose = () => {
     unsubscribe();
     offCatalog();
+    void broker.endSession(session);
     previousOnClose?.();
   };
   return server;
 }
 
+/** The meta tools; a failure (a path that is not there) is theirs to answer as a tool result. */
 async function metaCall(
   broker: Broker,
   name: string,
   args: Record<string, unknown>,
   ctx: CallContext,
 ): Promise<CallToolResult> {
-  try {
-    const path = typeof args.path === "string" ? args.path : name === "meta_tree" ? "/" : undefined;
-    if (path === undefined)
-      throw new BrokerError("invalid_params", `${name} needs a "path" argument, such as "/"`);
-    switch (name) {
-      case "meta_tree":
-        return jsonResult(broker.list(path, ctx.principal));
-      case "meta_desc":
-        return jsonResult(broker.describe(path, ctx.principal));
-      default:
-        return toCallToolResult(await broker.call(path, args.args ?? {}, ctx));
-    }
-  } catch (err) {
-    return asToolError(err);
+  const path = typeof args.path === "string" ? args.path : name === "meta_tree" ? "/" : undefined;
+  if (path === undefined)
+    throw new BrokerError("invalid_params", `${name} needs a "path" argument, such as "/"`);
+  switch (name) {
+    case "meta_tree":
+      return jsonResult(broker.list(path, ctx.principal));
+    case "meta_desc":
+      return jsonResult(broker.describe(path, ctx.principal));
+    default:
+      return toCallToolResult(await broker.call(path, args.args ?? {}, ctx));
   }
 }
 

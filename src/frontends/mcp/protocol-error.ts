@@ -1,14 +1,27 @@
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { asBrokerError, type BrokerError, type ErrorKind } from "../../contract/errors.js";
-import type { BackendProtocolError } from "../../sources/mcp/errors.js";
+import {
+  asBrokerError,
+  type BackendProtocolError,
+  type BrokerError,
+  type ErrorKind,
+  type ErrorProfile,
+} from "../../contract/errors.js";
 import { REST_STATUS } from "../rest/status.js";
 
 /**
- * The error profiles of DESIGN.md: `mcp` (the specification) and `emcp` (the
- * eMCP contract, on the endpoint of an eMCP toolset), where invalid arguments
- * and unknown tools or models are protocol errors, not tool results.
+ * A JSON-RPC error as the SDK puts it on the wire: it takes `code`, `message`
+ * and `data` from what a handler throws (an McpError would prefix the message
+ * once more).
  */
-export type ErrorProfile = "mcp" | "emcp";
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
 
 /** JSON-RPC codes of the error kinds, where a failure is a protocol error. */
 const CODES: Record<ErrorProfile, Partial<Record<ErrorKind, number>>> = {
@@ -32,27 +45,20 @@ export function isRefusal(err: BrokerError): boolean {
 /**
  * A failure as the JSON-RPC error the SDK puts on the wire. A backend's own
  * error is relayed with its code, message and data unchanged; a policy refusal
- * is -32600 with its kind and HTTP status in `data`. The SDK takes `code`,
- * `message` and `data` from what is thrown (an McpError would prefix the
- * message once more).
+ * is -32600 with its kind and HTTP status in `data`.
  */
-export function protocolError(
-  err: unknown,
-  profile: ErrorProfile = "mcp",
-): Error & { code: number; data?: unknown } {
+export function protocolError(err: unknown, profile: ErrorProfile = "mcp"): ProtocolError {
   const e = asBrokerError(err);
   const backend = e.details?.backend as BackendProtocolError | undefined;
-  if (backend)
-    return Object.assign(new Error(backend.message), { code: backend.code, data: backend.data });
+  if (backend) return new ProtocolError(backend.code, backend.message, backend.data);
   if (isRefusal(e)) {
-    return Object.assign(new Error(e.message), {
-      code: ErrorCode.InvalidRequest,
-      data: { kind: e.kind, http_status: REST_STATUS[e.kind], ...e.details },
+    return new ProtocolError(ErrorCode.InvalidRequest, e.message, {
+      kind: e.kind,
+      http_status: REST_STATUS[e.kind],
+      ...e.details,
     });
   }
   if (e.details?.unsupported === true)
-    return Object.assign(new Error(e.message), { code: ErrorCode.MethodNotFound });
-  return Object.assign(new Error(e.message), {
-    code: CODES[profile][e.kind] ?? ErrorCode.InternalError,
-  });
+    return new ProtocolError(ErrorCode.MethodNotFound, e.message);
+  return new ProtocolError(CODES[profile][e.kind] ?? ErrorCode.InternalError, e.message);
 }

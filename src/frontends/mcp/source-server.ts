@@ -17,123 +17,106 @@ import {
 import { allows } from "../../auth/scopes.js";
 import type { Broker } from "../../broker/broker.js";
 import type { CallContext, Principal } from "../../contract/router.js";
-import type { SourceRelay } from "../../broker/source-relay.js";
 import { packageVersion } from "../../contract/version.js";
-import { asToolError, toCallToolResult } from "./call-result.js";
+import { toCallToolResult } from "./call-result.js";
 import { announce } from "./announce.js";
+import { handleRequest } from "./handle-request.js";
 import { protocolError } from "./protocol-error.js";
 import { requestContext, type RequestExtra, type RequestMeta } from "./request-context.js";
 
 /**
  * One client session of a source served as itself (`/mcp/<name>`, or
  * `stdio --server NAME`): the backend's `initialize` answer and capabilities,
- * its tools under their own names, and every other request relayed. What the
- * shared backend sends on its own reaches this session only when it is this
- * session's: updates of resources it subscribed to, logs once it set a level.
+ * its tools under their own names, and every other request passed on, each
+ * through the broker and its policy. What the shared backend sends on its own
+ * reaches this session only when it is this session's: updates of resources
+ * it subscribed to, logs once it set a level.
  */
 export function createSourceServer(broker: Broker, name: string, principal: Principal): Server {
-  const relay = broker.relay(name);
+  const source = broker.source(name);
   const session = randomUUID();
-  const backend = relay.capabilities();
+  const backend = source.capabilities();
   const capabilities: ServerCapabilities = {
     ...backend,
     tools: { ...backend.tools, listChanged: true },
   };
-  const server = new Server(relay.serverInfo() ?? { name, version: packageVersion }, {
+  const server = new Server(source.serverInfo() ?? { name, version: packageVersion }, {
     capabilities,
-    instructions: relay.instructions(),
+    instructions: source.instructions(),
   });
-  const current = (): SourceRelay => broker.relay(name);
+  const handling = { log: broker.log, profile: source.errorProfile };
+  server.onerror = (err) => broker.log.warn({ err, source: name }, "MCP session error");
   const ctx = (extra: RequestExtra, meta?: RequestMeta): CallContext =>
     requestContext(extra, principal, session, meta);
-  const relayed =
-    <R>(work: () => Promise<R>) =>
-    async (): Promise<R> => {
-      try {
-        return await work();
-      } catch (err) {
-        throw protocolError(err);
-      }
-    };
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: current()
-      .tools()
-      .filter((t) => allows(principal, "call", current().leaf(t.name).path)),
-  }));
-  const profile = relay.errorProfile;
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  handleRequest(server, ListToolsRequestSchema, handling, async () => {
+    const current = broker.source(name);
+    return {
+      tools: current.tools().filter((t) => allows(principal, "call", current.leaf(t.name).path)),
+    };
+  });
+  handleRequest(server, CallToolRequestSchema, handling, async (request, extra) => {
     const { name: tool, arguments: args = {} } = request.params;
     let path: string;
     try {
-      path = current().leaf(tool).path;
+      path = broker.source(name).leaf(tool).path;
     } catch (err) {
-      throw protocolError(err, profile);
+      // An unknown tool is a protocol error in either profile, not a result.
+      throw protocolError(err, source.errorProfile);
     }
-    try {
-      const out = await broker.call(path, args, ctx(extra, request.params._meta));
-      return toCallToolResult(out);
-    } catch (err) {
-      return asToolError(err, profile);
-    }
+    return toCallToolResult(await broker.call(path, args, ctx(extra, request.params._meta)));
   });
 
   const subscribed = new Set<string>();
   let logging = false;
   if (backend.resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, (r, extra) =>
-      relayed(() => current().listResources(r.params, ctx(extra)))(),
+    handleRequest(server, ListResourcesRequestSchema, handling, (r, extra) =>
+      broker.request(name, "resources/list", r.params, ctx(extra)),
     );
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, (r, extra) =>
-      relayed(() => current().listResourceTemplates(r.params, ctx(extra)))(),
+    handleRequest(server, ListResourceTemplatesRequestSchema, handling, (r, extra) =>
+      broker.request(name, "resources/templates/list", r.params, ctx(extra)),
     );
-    server.setRequestHandler(ReadResourceRequestSchema, (r, extra) =>
-      relayed(() => current().readResource(r.params, ctx(extra)))(),
+    handleRequest(server, ReadResourceRequestSchema, handling, (r, extra) =>
+      broker.request(name, "resources/read", r.params, ctx(extra, r.params._meta)),
     );
     if (backend.resources.subscribe) {
-      server.setRequestHandler(SubscribeRequestSchema, (r, extra) =>
-        relayed(async () => {
-          await current().subscribe(r.params.uri, ctx(extra));
-          subscribed.add(r.params.uri);
-          return {};
-        })(),
-      );
-      server.setRequestHandler(UnsubscribeRequestSchema, (r, extra) =>
-        relayed(async () => {
-          subscribed.delete(r.params.uri);
-          await current().unsubscribe(r.params.uri, ctx(extra));
-          return {};
-        })(),
-      );
+      handleRequest(server, SubscribeRequestSchema, handling, async (r, extra) => {
+        await broker.request(name, "resources/subscribe", r.params, ctx(extra));
+        subscribed.add(r.params.uri);
+        return {};
+      });
+      handleRequest(server, UnsubscribeRequestSchema, handling, async (r, extra) => {
+        subscribed.delete(r.params.uri);
+        await broker.request(name, "resources/unsubscribe", r.params, ctx(extra));
+        return {};
+      });
     }
   }
   if (backend.prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, (r, extra) =>
-      relayed(() => current().listPrompts(r.params, ctx(extra)))(),
+    handleRequest(server, ListPromptsRequestSchema, handling, (r, extra) =>
+      broker.request(name, "prompts/list", r.params, ctx(extra)),
     );
-    server.setRequestHandler(GetPromptRequestSchema, (r, extra) =>
-      relayed(() => current().getPrompt(r.params, ctx(extra, r.params._meta)))(),
+    handleRequest(server, GetPromptRequestSchema, handling, (r, extra) =>
+      broker.request(name, "prompts/get", r.params, ctx(extra, r.params._meta)),
     );
   }
   if (backend.completions) {
-    server.setRequestHandler(CompleteRequestSchema, (r, extra) =>
-      relayed(() => current().complete(r.params, ctx(extra)))(),
+    handleRequest(server, CompleteRequestSchema, handling, (r, extra) =>
+      broker.request(name, "completion/complete", r.params, ctx(extra)),
     );
   }
   if (backend.logging) {
-    server.setRequestHandler(SetLevelRequestSchema, (r, extra) =>
-      relayed(async () => {
-        await current().setLoggingLevel(r.params.level, ctx(extra));
-        logging = true;
-        return {};
-      })(),
-    );
+    handleRequest(server, SetLevelRequestSchema, handling, async (r, extra) => {
+      await broker.request(name, "logging/setLevel", r.params, ctx(extra));
+      logging = true;
+      return {};
+    });
   }
 
   const unsubscribers = [
     broker.onTreeChange(() => announce(server, "tools")),
-    broker.onSourceEvent((source, event) => {
-      if (source !== name) return;
+    broker.onSourceEvent((from, event) => {
+      if (from !== name) return;
       if (event.type === "changed") {
         if (event.what === "resources" && backend.resources?.listChanged)
           announce(server, "resources");
@@ -148,9 +131,7 @@ export function createSourceServer(broker: Broker, name: string, principal: Prin
   ];
   server.onclose = () => {
     for (const unsubscribe of unsubscribers) unsubscribe();
-    void current()
-      .endSession(session)
-      .catch(() => undefined);
+    void broker.endSession(session);
   };
   return server;
 }

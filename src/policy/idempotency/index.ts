@@ -1,17 +1,16 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { digestOf } from "../../contract/digest.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { StateStore } from "../../state/store.js";
-import type { Link } from "../chain.js";
+import type { Link, Result } from "../link.js";
 
 type IdempotencyRecord =
-  | { state: "running"; payload: string }
-  | { state: "done"; payload: string; result: CallToolResult };
+  { state: "running"; payload: string } | { state: "done"; payload: string; result: Result };
 
 const POLL_MS = 25;
 
 /**
- * Runs a call that carries an idempotency key at most once. The first call
+ * Runs a tool call that carries an idempotency key at most once (other
+ * requests pass untouched: they change nothing a repeat could duplicate). The first call
  * with a key claims it in the state store (compare-and-set, so one claim wins
  * across instances) and stores its result; a repeat with the same payload gets
  * that result without running the tool, or waits for it while it runs; a
@@ -23,9 +22,10 @@ const POLL_MS = 25;
  * compose([idempotency(store, 86_400_000)], callSource)
  */
 export function idempotency(store: StateStore, ttlMs: number): Link {
-  return async function idempotencyLink(call, next) {
-    const key = call.ctx.idempotencyKey;
-    if (key === undefined) return next(call);
+  return async function idempotencyLink(request, next) {
+    const key = request.ctx.idempotencyKey;
+    if (key === undefined || request.kind !== "tools/call") return next(request);
+    const call = request;
     if (key.length === 0 || key.length > 255) {
       throw new BrokerError("invalid_params", "an idempotency key is 1 to 255 characters");
     }
@@ -59,7 +59,7 @@ export function idempotency(store: StateStore, ttlMs: number): Link {
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
 
-    let result: CallToolResult;
+    let result: Result;
     try {
       result = await next(call);
     } catch (err) {

@@ -1,7 +1,7 @@
 import picomatch from "picomatch";
 import { BrokerError } from "../../contract/errors.js";
 import type { StateStore } from "../../state/store.js";
-import type { Link } from "../chain.js";
+import type { Link } from "../link.js";
 import { takeToken } from "./token-bucket.js";
 
 export interface RateLimitRule {
@@ -13,7 +13,8 @@ export interface RateLimitRule {
 }
 
 /**
- * Token buckets per caller and path glob, in the state store, so that several
+ * Token buckets per caller and path glob, for requests of every kind at the
+ * paths they are governed at, in the state store, so that several
  * instances share them. Over the limit: `rate_limited` (HTTP 429) with the
  * seconds to wait, which the HTTP frontends send as `Retry-After`.
  *
@@ -26,10 +27,10 @@ export function rateLimit(store: StateStore, rules: readonly RateLimitRule[]): L
     index,
     matches: picomatch(rule.path, { dot: true }),
   }));
-  return async function rateLimitLink(call, next) {
-    const caller = call.ctx.principal.id;
+  return async function rateLimitLink(request, next) {
+    const caller = request.ctx.principal.id;
     for (const { rule, index, matches } of compiled) {
-      if ((rule.token !== "*" && rule.token !== caller) || !matches(call.path)) continue;
+      if ((rule.token !== "*" && rule.token !== caller) || !matches(request.path)) continue;
       const wait = await takeToken(store, `rate:${index}:${rule.path}:${caller}`, rule);
       if (wait > 0) {
         throw new BrokerError(
@@ -39,6 +40,6 @@ export function rateLimit(store: StateStore, rules: readonly RateLimitRule[]): L
         );
       }
     }
-    return next(call);
+    return next(request);
   };
 }

@@ -1,9 +1,11 @@
-import type { Link } from "../chain.js";
-import { redactResult, SENSITIVE_KEYS } from "./redact.js";
+import type { Link, Result } from "../link.js";
+import { redactValue, SENSITIVE_KEYS } from "./redact.js";
 
 /**
  * Removes sensitive keys (those of the eMCP contract and the config's
- * `redact`) at any depth from every result, JSON inside text parts included,
+ * `redact`) at any depth from the result of every kind of request (a tool's
+ * content and structured content, a resource's contents, a prompt's
+ * messages, completion values, list entries), JSON inside strings included,
  * before any limit measures it.
  *
  * @example
@@ -11,7 +13,8 @@ import { redactResult, SENSITIVE_KEYS } from "./redact.js";
  */
 export function redact(extraKeys: readonly string[] = []): Link {
   const keys = new Set([...SENSITIVE_KEYS, ...extraKeys].map((k) => k.toLowerCase()));
-  return async function redactLink(call, next) {
-    return redactResult(await next(call), keys);
+  return async function redactLink(request, next) {
+    const result = await next(request);
+    return redactValue(result, keys, request.path) as Result;
   };
 }

@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { BrokerError } from "../../contract/errors.js";
 
 /** Keys the eMCP contract says must never be returned. */
 export const SENSITIVE_KEYS = [
@@ -10,56 +10,65 @@ export const SENSITIVE_KEYS = [
   "sessionid",
 ];
 
-/** A copy of a JSON value without the given keys (compared without case), at any depth. */
-export function redactValue(value: unknown, keys: ReadonlySet<string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, keys));
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value))
-      if (!keys.has(k.toLowerCase())) out[k] = redactValue(v, keys);
-    return out;
-  }
-  return value;
+/**
+ * Deeper than any real result; a result nested deeper cannot be checked for
+ * secrets without risking the stack, so it is not passed on.
+ */
+const MAX_DEPTH = 512;
+
+/**
+ * A JSON value without the given keys (compared without case), at any depth;
+ * a string holding a JSON object or array is redacted too. What holds nothing
+ * to remove is returned as it came (the same object, the same text).
+ */
+export function redactValue(value: unknown, keys: ReadonlySet<string>, path: string): unknown {
+  return redactAt(value, keys, path, 0);
 }
 
-/** JSON held in a string is redacted too, and written back in the same layout. */
-export function redactText(text: string, keys: ReadonlySet<string>): string {
-  const trimmed = text.trimStart();
-  if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return text;
+function redactAt(value: unknown, keys: ReadonlySet<string>, path: string, depth: number): unknown {
+  if (typeof value === "string") return redactText(value, keys, path, depth);
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= MAX_DEPTH) throw tooDeep(path);
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((item) => {
+      const redacted = redactAt(item, keys, path, depth + 1);
+      changed ||= redacted !== item;
+      return redacted;
+    });
+    return changed ? out : value;
+  }
+  let out: Record<string, unknown> | undefined;
+  const entries = Object.entries(value);
+  for (const [i, [k, v]] of entries.entries()) {
+    const removed = keys.has(k.toLowerCase());
+    const redacted = removed ? undefined : redactAt(v, keys, path, depth + 1);
+    if (out === undefined && (removed || redacted !== v))
+      out = Object.fromEntries(entries.slice(0, i));
+    if (out !== undefined && !removed) out[k] = redacted;
+  }
+  return out ?? value;
+}
+
+/** JSON held in a string is redacted, and written back in the same layout. */
+function redactText(text: string, keys: ReadonlySet<string>, path: string, depth: number): string {
+  const first = text.trimStart()[0];
+  if (first !== "{" && first !== "[") return text;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     return text;
   }
-  // Text with nothing to remove is returned as it came, byte for byte.
-  if (!holdsKey(parsed, keys)) return text;
-  const redacted = redactValue(parsed, keys);
+  const redacted = redactAt(parsed, keys, path, depth);
+  if (redacted === parsed) return text;
   return JSON.stringify(redacted, null, text.includes("\n") ? 2 : undefined);
 }
 
-function holdsKey(value: unknown, keys: ReadonlySet<string>): boolean {
-  if (Array.isArray(value)) return value.some((v) => holdsKey(v, keys));
-  if (value !== null && typeof value === "object")
-    return Object.entries(value).some(([k, v]) => keys.has(k.toLowerCase()) || holdsKey(v, keys));
-  return false;
-}
-
-/** A tool result without sensitive keys: in structured content, text parts and embedded resources. */
-export function redactResult(result: CallToolResult, keys: ReadonlySet<string>): CallToolResult {
-  const content = result.content.map((block) => {
-    if (block.type === "text") return { ...block, text: redactText(block.text, keys) };
-    if (block.type === "resource" && "text" in block.resource) {
-      return {
-        ...block,
-        resource: { ...block.resource, text: redactText(block.resource.text, keys) },
-      };
-    }
-    return block;
-  });
-  const out: CallToolResult = { ...result, content };
-  if (result.structuredContent !== undefined) {
-    out.structuredContent = redactValue(result.structuredContent, keys) as Record<string, unknown>;
-  }
-  return out;
+function tooDeep(path: string): BrokerError {
+  return new BrokerError(
+    "execution_failed",
+    `the result of ${path} nests more than ${MAX_DEPTH} levels deep, too deep to check for sensitive keys; it was not passed on`,
+    { path, max_depth: MAX_DEPTH },
+  );
 }

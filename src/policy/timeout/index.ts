@@ -1,30 +1,37 @@
 import { BrokerError } from "../../contract/errors.js";
-import type { Link } from "../chain.js";
+import type { Link } from "../link.js";
 
 /**
- * Gives each call the tool's `timeout` (seconds, from `tool_overrides` or the
- * config default): when it passes, the call's signal is aborted, so the source
- * cancels it at the backend, and the caller gets a `timeout` error naming the
- * limit, even if the source does not stop.
+ * Gives each request the timeout in force at its path (a tool's `timeout`
+ * from `tool_overrides`, else `limits.timeout_s` of the nearest node, else the
+ * config default): when it passes, the request's signal is aborted, so the
+ * source cancels it at the backend, and the caller gets a `timeout` error
+ * naming the limit, even if the source does not stop.
  *
  * @example
  * compose([timeout()], callSource)
  */
 export function timeout(): Link {
-  return async function timeoutLink(call, next) {
-    const ms = call.leaf.timeoutMs;
+  return async function timeoutLink(request, next) {
+    const ms = request.timeoutMs;
     const controller = new AbortController();
-    const onOuterAbort = () => controller.abort(call.ctx.signal.reason);
-    call.ctx.signal.addEventListener("abort", onOuterAbort, { once: true });
-    if (call.ctx.signal.aborted) onOuterAbort();
+    const onOuterAbort = () => controller.abort(request.ctx.signal.reason);
+    request.ctx.signal.addEventListener("abort", onOuterAbort, { once: true });
+    if (request.ctx.signal.aborted) onOuterAbort();
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        // Built only when it fires: an Error captures a stack, too dear for every call.
+        // Built only when it fires: an Error captures a stack, too dear for every request.
+        const what =
+          request.kind === "tools/call" ? request.path : `${request.kind} at ${request.path}`;
+        const setting =
+          request.kind === "tools/call"
+            ? '"timeout" in tool_overrides'
+            : "limits.timeout_s of the node";
         const error = new BrokerError(
           "timeout",
-          `${call.path} did not finish within its timeout of ${ms / 1000} s; it was cancelled (raise "timeout" in tool_overrides if it needs longer)`,
-          { path: call.path, timeout_s: ms / 1000 },
+          `${what} did not finish within its timeout of ${ms / 1000} s; it was cancelled (raise ${setting} if it needs longer)`,
+          { path: request.path, timeout_s: ms / 1000 },
         );
         controller.abort(error);
         reject(error);
@@ -32,14 +39,14 @@ export function timeout(): Link {
     });
     try {
       const ctx = {
-        ...call.ctx,
+        ...request.ctx,
         signal: controller.signal,
-        deadline: Math.min(call.ctx.deadline, Date.now() + ms),
+        deadline: Math.min(request.ctx.deadline, Date.now() + ms),
       };
-      return await Promise.race([next({ ...call, ctx }), expired]);
+      return await Promise.race([next({ ...request, ctx }), expired]);
     } finally {
       clearTimeout(timer);
-      call.ctx.signal.removeEventListener("abort", onOuterAbort);
+      request.ctx.signal.removeEventListener("abort", onOuterAbort);
     }
   };
 }

@@ -1,16 +1,16 @@
-import type { Link } from "../chain.js";
+import type { Link } from "../link.js";
 
 /**
- * Refuses a call whose arguments do not fit the tool's `inputSchema` (the
- * `args_schema` that `meta_desc` shows), naming each argument and what is
- * wrong, before the backend sees it.
+ * Refuses a tool call whose arguments do not fit the tool's `inputSchema`
+ * (the `args_schema` that `meta_desc` shows), naming each argument and what is
+ * wrong, before the backend sees it. Other requests pass untouched.
  *
  * @example
  * compose([validateArguments()], callSource)
  */
 export function validateArguments(): Link {
-  return async function validateArgumentsLink(call, next) {
-    call.leaf.validateArgs(call.args);
-    return next(call);
+  return async function validateArgumentsLink(request, next) {
+    if (request.kind === "tools/call") request.leaf.validateArgs(request.args);
+    return next(request);
   };
 }

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import type { CallToolResult, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
-import type { CallContext, SourceStatus, SupervisedRouter } from "../../contract/router.js";
-import type { CommandSourceConfig } from "../../config/schema.js";
+import type { CallContext, Router } from "../../contract/router.js";
+import type { CommandSourceConfig } from "./config.js";
 import { callArgv } from "./command-argv.js";
 import { noNetworkPrefix } from "./no-network.js";
 import { commandSetup, type CommandSetup, type CommandTool } from "./preset.js";
@@ -18,15 +18,13 @@ const DEFAULT_TIMEOUT_MS = 30_000;
  * Local programs as tools: exactly the commands the config lists (a closed
  * allowlist), each run without a shell, its output passed through as it is.
  */
-export class CommandSource implements SupervisedRouter {
+export class CommandSource implements Router {
   private readonly setup: CommandSetup;
   private readonly tools: Map<string, CommandTool>;
-  private lastError: string | undefined;
   /** Put before every argv: runs it without network, when `network: false` and the OS allows. */
   private argvPrefix: string[] = [];
   /** Aborted on close, so no command outlives the broker. */
   private readonly closing = new AbortController();
-  private started = false;
 
   constructor(
     readonly name: string,
@@ -37,6 +35,7 @@ export class CommandSource implements SupervisedRouter {
     this.tools = new Map(this.setup.tools.map((t) => [t.name, t]));
   }
 
+  /** Checks that every tool's working directory is there (and what the preset needs in it). */
   async start(): Promise<void> {
     for (const tool of this.setup.tools) {
       const cwd = tool.cwd ?? this.config.cwd ?? process.cwd();
@@ -58,17 +57,11 @@ export class CommandSource implements SupervisedRouter {
           "network: false cannot be enforced here; the commands run WITH network access",
         );
     }
-    this.started = true;
     this.log.info({ source: this.name, tools: this.tools.size }, "source up");
   }
 
   private fail(problem: string): never {
-    this.lastError = problem;
     throw new BrokerError("unavailable", `source ${this.name}: ${problem}`, { source: this.name });
-  }
-
-  status(): SourceStatus {
-    return { up: this.started, restarts: 0, lastError: this.lastError };
   }
 
   instructions(): string | undefined {
@@ -120,7 +113,6 @@ export class CommandSource implements SupervisedRouter {
   }
 
   async close(): Promise<void> {
-    this.started = false;
     this.closing.abort();
   }
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { CommandToolSchema, type CommandSourceConfig } from "../../config/schema.js";
+import { CommandToolSchema, type CommandSourceConfig } from "./config.js";
 
 /**
  * A preset: a plain JSON file in the package's `presets/` folder, so anyone

@@ -3,9 +3,9 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 /** One connection attempt to a backend: what `McpSource` needs of each backend kind. */
 export interface BackendConnection {
   readonly transport: Transport;
-  /** Words for error messages: the command line or the URL. */
+  /** Words for error messages: the program or the URL, never what may hold a secret. */
   readonly describe: string;
-  /** The backend's last words (stdio: its stderr), for errors at start and exit. */
+  /** The backend's last words (stdio: its stderr), for the log when it fails or exits. */
   lastWords(): string[];
   /** The process id, where there is one. */
   pid?(): number | null;

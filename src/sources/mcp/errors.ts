@@ -1,13 +1,6 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { BrokerError } from "../../contract/errors.js";
-
-/** What the backend said, as it said it: relayed to clients of its own endpoint unchanged. */
-export interface BackendProtocolError {
-  code: number;
-  message: string;
-  data?: unknown;
-}
+import { BrokerError, type BackendProtocolError } from "../../contract/errors.js";
 
 /** A failure of a request to an MCP backend, as the broker's error kinds. */
 export function backendError(err: unknown, source: string, what: string): BrokerError {

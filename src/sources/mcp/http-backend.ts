@@ -1,5 +1,5 @@
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { HttpSourceConfig } from "../../config/schema.js";
+import type { HttpSourceConfig } from "./config.js";
 import type { ConnectBackend } from "./backend-transport.js";
 
 /** A remote MCP server over Streamable HTTP; each connection is a new MCP session. */

@@ -17,17 +17,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
-import type {
-  CallContext,
-  ChangeKind,
-  Router,
-  SourceNotification,
-  SourceStatus,
-  SupervisedRouter,
-} from "../../contract/router.js";
+import type { CallContext, ChangeKind, Router, SourceNotification } from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
 import type { BackendConnection, ConnectBackend } from "./backend-transport.js";
-import { Backoff } from "./backoff.js";
 import { backendError, isConnectionLost } from "./errors.js";
 import { fetchTools } from "./fetch-tools.js";
 import { InFlight } from "./in-flight.js";
@@ -50,21 +42,19 @@ type Relayed = Required<
 >;
 
 /**
- * An MCP server as a source, over any client transport, supervised: connected
- * once for all clients, reconnected with backoff when the connection ends, and
- * failing calls at once with `unavailable` while it is down. Requests are
- * relayed whole, so a client cannot tell it from the backend.
+ * An MCP server as a source, over any client transport: connected once for
+ * all clients; when the connection ends it reports itself down, and the
+ * broker's supervisor starts it again. Requests are relayed whole, so a client
+ * cannot tell it from the backend. What the backend prints goes to the log
+ * only: it may hold secrets.
  */
-export class McpSource implements SupervisedRouter, Relayed {
+export class McpSource implements Router, Relayed {
   private client: Client | null = null;
   private connection: BackendConnection | null = null;
   private tools: Tool[] = [];
   private up = false;
   private closed = false;
-  private restarts = 0;
-  private lastError: string | undefined;
-  private restartTimer: NodeJS.Timeout | undefined;
-  private readonly backoff = new Backoff();
+  private readonly downListeners = new Set<(reason: string) => void>();
   private readonly changeListeners = new Set<(what: ChangeKind) => void>();
   private readonly notificationListeners = new Set<(n: SourceNotification) => void>();
   private readonly inFlight = new InFlight();
@@ -76,17 +66,8 @@ export class McpSource implements SupervisedRouter, Relayed {
     private readonly log: Logger,
   ) {}
 
-  async start(): Promise<void> {
-    try {
-      await this.open();
-    } catch (err) {
-      this.scheduleRestart();
-      throw err;
-    }
-  }
-
-  status(): SourceStatus {
-    return { up: this.up, restarts: this.restarts, lastError: this.lastError };
+  start(): Promise<void> {
+    return this.open();
   }
 
   instructions(): string | undefined {
@@ -172,9 +153,13 @@ export class McpSource implements SupervisedRouter, Relayed {
     return () => this.notificationListeners.delete(listener);
   }
 
+  onDown(listener: (reason: string) => void): () => void {
+    this.downListeners.add(listener);
+    return () => this.downListeners.delete(listener);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.restartTimer);
     const client = this.client;
     this.client = null;
     this.up = false;
@@ -206,8 +191,7 @@ export class McpSource implements SupervisedRouter, Relayed {
 
   private connected(): Client {
     if (this.up && this.client) return this.client;
-    const why = this.lastError ? `: ${this.lastError}` : "";
-    throw new BrokerError("unavailable", `source ${this.name} is down and being restarted${why}`, {
+    throw new BrokerError("unavailable", `source ${this.name} is down and being restarted`, {
       source: this.name,
     });
   }
@@ -224,11 +208,10 @@ export class McpSource implements SupervisedRouter, Relayed {
       this.tools = await fetchTools(client);
     } catch (err) {
       await client.close().catch(() => undefined);
-      const words = connection.lastWords().join(" | ");
-      this.lastError = `${(err as Error).message}${words ? ` (stderr: ${words})` : ""}`;
+      this.logLastWords(connection, "source failed to start");
       throw new BrokerError(
         "unavailable",
-        `source ${this.name} could not start ${connection.describe}: ${this.lastError}`,
+        `source ${this.name} could not start ${connection.describe}: ${(err as Error).message}; see the broker log`,
         { source: this.name },
       );
     }
@@ -240,14 +223,11 @@ export class McpSource implements SupervisedRouter, Relayed {
     this.client = client;
     this.connection = connection;
     this.up = true;
-    this.lastError = undefined;
-    this.backoff.markUp();
     await this.resubscribe(client);
     this.log.info(
       { source: this.name, pid: connection.pid?.(), tools: this.tools.length },
       "source up",
     );
-    this.emitChange("tools");
   }
 
   /** Handlers for what the backend sends on its own: notifications and requests. */
@@ -307,23 +287,23 @@ export class McpSource implements SupervisedRouter, Relayed {
     this.client = null;
     this.up = false;
     if (this.closed) return;
-    const words = this.connection?.lastWords().join(" | ");
-    this.lastError = `the backend closed the connection${words ? ` (stderr: ${words})` : ""}`;
-    this.log.warn({ source: this.name, err: this.lastError }, "source down");
-    this.scheduleRestart();
+    const connection = this.connection;
+    if (connection) this.logLastWords(connection, "source closed its connection");
+    const reason = `${connection?.pid ? "the backend process ended or closed its output" : "the backend closed the connection"}; see the broker log`;
+    for (const listener of this.downListeners) listener(reason);
   }
 
-  private scheduleRestart(): void {
-    if (this.closed) return;
-    const delay = this.backoff.nextDelay();
-    this.restartTimer = setTimeout(() => {
-      this.restarts += 1;
-      this.open().catch((err: Error) => {
-        this.log.warn({ source: this.name, err: err.message }, "restart failed");
-        this.scheduleRestart();
-      });
-    }, delay);
-    this.restartTimer.unref();
+  /** The backend's last words (a process's stderr) belong in the log, never in an answer. */
+  private logLastWords(connection: BackendConnection, msg: string): void {
+    const words = connection.lastWords();
+    this.log.warn(
+      {
+        source: this.name,
+        backend: connection.describe,
+        ...(words.length > 0 ? { stderr: words } : {}),
+      },
+      msg,
+    );
   }
 
   private emitChange(what: ChangeKind): void {

@@ -3,13 +3,17 @@ import {
   StdioClientTransport,
 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Logger } from "../../contract/log.js";
-import type { StdioSourceConfig } from "../../config/schema.js";
+import type { StdioSourceConfig } from "./config.js";
 import type { ConnectBackend } from "./backend-transport.js";
 import { commandArgv } from "./command-line.js";
 
 const STDERR_LINES_KEPT = 20;
 
-/** A backend run as a child process speaking MCP on stdin/stdout; its stderr is logged. */
+/**
+ * A backend run as a child process speaking MCP on stdin/stdout. Its stderr
+ * goes to the broker's log, at warn, with the source's name: never into an
+ * answer, since a backend may print a connection string or a token.
+ */
 export function stdioBackend(name: string, config: StdioSourceConfig, log: Logger): ConnectBackend {
   const argv = commandArgv(config.command);
   const [command, ...args] = argv as [string, ...string[]];
@@ -28,12 +32,13 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
         if (text === "") continue;
         stderrTail.push(text.slice(0, 500));
         if (stderrTail.length > STDERR_LINES_KEPT) stderrTail.shift();
-        log.debug({ source: name, stderr: text }, "source stderr");
+        log.warn({ source: name, stderr: text }, "source stderr");
       }
     });
     return {
       transport,
-      describe: `"${argv.join(" ")}"`,
+      // The program only: its arguments may carry credentials.
+      describe: `"${command}"`,
       lastWords: () => stderrTail.slice(-3),
       pid: () => transport.pid,
     };

@@ -6,7 +6,7 @@
  */
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { WasmSourceConfig } from "../../config/schema.js";
+import type { WasmSourceConfig } from "./config.js";
 import type { Sandbox } from "./worker-protocol.js";
 
 export type WasmPermissions = NonNullable<WasmSourceConfig["permissions"]>;

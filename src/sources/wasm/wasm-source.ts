@@ -15,8 +15,8 @@ import type {
 import { BrokerError } from "../../contract/errors.js";
 import { isJsonObject, parseJson } from "../../contract/json-text.js";
 import type { Logger } from "../../contract/log.js";
-import type { CallContext, SourceStatus, SupervisedRouter } from "../../contract/router.js";
-import type { WasmSourceConfig } from "../../config/schema.js";
+import type { CallContext, Router } from "../../contract/router.js";
+import type { WasmSourceConfig } from "./config.js";
 import { defaultCacheDir, loadComponent } from "./component-cache.js";
 import { ComponentInstance, GuestError, type CallLimits } from "./component-instance.js";
 import { raiseWasmMemoryCeiling } from "./memory-ceiling.js";
@@ -46,7 +46,7 @@ const MAX_COMPLETION_VALUES = 100;
  * a source: transpiled once by jco, instantiated in a worker thread with its
  * own sandboxed WASI, and each WIT function mapped to its MCP counterpart.
  */
-export class WasmSource implements SupervisedRouter {
+export class WasmSource implements Router {
   /** One or more instances of the component; a call goes to the least busy. */
   private instances: ComponentInstance[] = [];
   private info: Implementation | undefined;
@@ -56,7 +56,6 @@ export class WasmSource implements SupervisedRouter {
   private readonly unusable = new Map<string, string>();
   /** Tools with an output-schema: MCP wants their results as structured content. */
   private readonly structured = new Set<string>();
-  private lastError: string | undefined;
 
   constructor(
     readonly name: string,
@@ -122,7 +121,6 @@ export class WasmSource implements SupervisedRouter {
       await this.close();
       this.fail((err as Error).message);
     }
-    this.lastError = undefined;
     this.log.info(
       {
         source: this.name,
@@ -135,16 +133,11 @@ export class WasmSource implements SupervisedRouter {
   }
 
   private fail(problem: string): never {
-    this.lastError = problem;
     throw new BrokerError("unavailable", `source ${this.name}: ${problem}`, { source: this.name });
   }
 
-  status(): SourceStatus {
-    return {
-      up: this.instances.length > 0 && this.lastError === undefined,
-      restarts: this.instances.reduce((sum, instance) => sum + instance.replacements, 0),
-      lastError: this.lastError,
-    };
+  replacements(): number {
+    return this.instances.reduce((sum, instance) => sum + instance.replacements, 0);
   }
 
   serverInfo(): Implementation | undefined {

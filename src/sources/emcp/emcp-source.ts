@@ -6,36 +6,35 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
-import type { CallContext, SourceStatus, SupervisedRouter } from "../../contract/router.js";
+import type { CallContext, Router } from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
-import type { EmcpSourceConfig } from "../../config/schema.js";
-import { inspectCmsDatabase, type CmsDatabase } from "./cms-database.js";
-import { openDatabase } from "./open-database.js";
-import { MODEL_NAMES } from "./models.js";
-import { modelGet } from "./tools/model-get.js";
-import { modelList } from "./tools/model-list.js";
-import { DEFAULT_EMCP_LIMITS, type EmcpLimits } from "./tools/arguments.js";
-import { contentAncestors } from "./tools/content-ancestors.js";
-import { contentChildren } from "./tools/content-children.js";
-import { contentDescendants } from "./tools/content-descendants.js";
-import { contentNeighbors } from "./tools/content-neighbors.js";
-import { contentRange } from "./tools/content-ranges.js";
-import { contentRootTree } from "./tools/content-root-tree.js";
-import { contentSiblingSide } from "./tools/content-sibling-sides.js";
-import { contentSiblings } from "./tools/content-siblings.js";
-import { contentGet } from "./tools/content-get.js";
-import { contentSearch } from "./tools/content-search.js";
-import { TOOLSET_VERSION } from "./tools/responses.js";
-import type { EmcpTool } from "./tools/tool.js";
+import type { EmcpSourceConfig } from "./config.js";
+import { inspectCmsDatabase, type CmsDatabase } from "../../toolsets/emcp/cms-database.js";
+import { openDatabase, type OpenedDatabase } from "../../toolsets/emcp/open-database.js";
+import { MODEL_NAMES } from "../../toolsets/emcp/models.js";
+import { modelGet } from "../../toolsets/emcp/tools/model-get.js";
+import { modelList } from "../../toolsets/emcp/tools/model-list.js";
+import { DEFAULT_EMCP_LIMITS, type EmcpLimits } from "../../toolsets/emcp/tools/arguments.js";
+import { contentAncestors } from "../../toolsets/emcp/tools/content-ancestors.js";
+import { contentChildren } from "../../toolsets/emcp/tools/content-children.js";
+import { contentDescendants } from "../../toolsets/emcp/tools/content-descendants.js";
+import { contentNeighbors } from "../../toolsets/emcp/tools/content-neighbors.js";
+import { contentRange } from "../../toolsets/emcp/tools/content-ranges.js";
+import { contentRootTree } from "../../toolsets/emcp/tools/content-root-tree.js";
+import { contentSiblingSide } from "../../toolsets/emcp/tools/content-sibling-sides.js";
+import { contentSiblings } from "../../toolsets/emcp/tools/content-siblings.js";
+import { contentGet } from "../../toolsets/emcp/tools/content-get.js";
+import { contentSearch } from "../../toolsets/emcp/tools/content-search.js";
+import { TOOLSET_VERSION } from "../../toolsets/emcp/tools/responses.js";
+import type { EmcpTool } from "../../toolsets/emcp/tools/tool.js";
 
 /**
  * The eMCP toolset over an Evolution CMS database, read-only, as a source:
  * its tools are the contract's `evo.*` tools, answered from the database
  * through Kysely with every value bound and every identifier from a fixed list.
  */
-export class EmcpSource implements SupervisedRouter {
+export class EmcpSource implements Router {
   private cms: CmsDatabase | null = null;
-  private lastError: string | undefined;
   private readonly tools: Map<string, EmcpTool>;
 
   constructor(
@@ -68,27 +67,24 @@ export class EmcpSource implements SupervisedRouter {
     this.tools = new Map(tools.map((t) => [t.definition.name, t]));
   }
 
+  /** Opens the database and looks at what it has; a file or server that is not there yet fails. */
   async start(): Promise<void> {
-    const opened = openDatabase(this.config.database, {
-      prefix: this.config.table_prefix ?? "evo_",
-      readOnly: true,
-    });
-    const { db } = opened;
+    let opened: OpenedDatabase | undefined;
     try {
-      await db.selectFrom("site_content").select("id").limit(1).execute();
+      opened = openDatabase(this.config.database, {
+        prefix: this.config.table_prefix ?? "evo_",
+        readOnly: true,
+      });
+      await opened.db.selectFrom("site_content").select("id").limit(1).execute();
       this.cms = await inspectCmsDatabase(opened);
     } catch (err) {
-      await db.destroy().catch(() => undefined);
-      this.lastError = (err as Error).message;
+      await opened?.db.destroy().catch(() => undefined);
       throw new BrokerError(
         "unavailable",
-        `source ${this.name} cannot read the Evolution CMS database: ${this.lastError}`,
-        {
-          source: this.name,
-        },
+        `source ${this.name} cannot read the Evolution CMS database: ${(err as Error).message}`,
+        { source: this.name },
       );
     }
-    this.lastError = undefined;
     this.log.info(
       {
         source: this.name,
@@ -98,10 +94,6 @@ export class EmcpSource implements SupervisedRouter {
       },
       "source up",
     );
-  }
-
-  status(): SourceStatus {
-    return { up: this.cms !== null, restarts: 0, lastError: this.lastError };
   }
 
   instructions(): string | undefined {

@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { ConfigSchema } from "./schema.js";
+import { ConfigSchema } from "./sources/kinds.js";
 
 export function configJsonSchema(): Record<string, unknown> {
   return {
@@ -12,7 +12,7 @@ export function configJsonSchema(): Record<string, unknown> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const target = fileURLToPath(new URL("../../config.schema.json", import.meta.url));
+  const target = fileURLToPath(new URL("../config.schema.json", import.meta.url));
   writeFileSync(target, JSON.stringify(configJsonSchema(), null, 2) + "\n");
   console.log(`wrote ${target}`);
 }

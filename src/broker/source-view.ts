@@ -1,0 +1,69 @@
+import type { Implementation, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { reaches } from "../auth/scopes.js";
+import { BrokerError, type ErrorProfile } from "../contract/errors.js";
+import type { Principal } from "../contract/router.js";
+import type { Mount } from "../tree/skeleton.js";
+import type { ToolEntry, Tree } from "../tree/tree.js";
+import type { SourceIntroduction } from "./supervisor.js";
+
+/**
+ * One source as a frontend may see it, to serve it as itself (`/mcp/<name>`)
+ * or to qualify its resources and prompts in `/mcp`: who it says it is, and
+ * its tools as the tree mounts them. Requests to it go through the broker.
+ */
+export class SourceView {
+  constructor(
+    private readonly mount: Mount,
+    readonly errorProfile: ErrorProfile,
+    private readonly introduction: SourceIntroduction,
+    private readonly tree: Tree,
+  ) {}
+
+  get name(): string {
+    return this.mount.name;
+  }
+
+  /** The path of the node it is mounted at. */
+  get path(): string {
+    return this.mount.id;
+  }
+
+  serverInfo(): Implementation | undefined {
+    return this.introduction.serverInfo;
+  }
+
+  instructions(): string | undefined {
+    return this.introduction.instructions;
+  }
+
+  capabilities(): ServerCapabilities {
+    return this.introduction.capabilities;
+  }
+
+  /** The backend's tools as it described them, those the filter lets through. */
+  tools(): Tool[] {
+    return this.leaves().map((leaf) => leaf.tool);
+  }
+
+  /** The leaf of a backend tool, for `broker.call`; `not_found` if filtered out or unknown. */
+  leaf(toolName: string): ToolEntry {
+    const leaf = this.leaves().find((l) => l.toolName === toolName);
+    if (!leaf) {
+      throw new BrokerError(
+        "not_found",
+        `unknown tool "${toolName}"; tools/list shows the tools there are`,
+        { tool: toolName },
+      );
+    }
+    return leaf;
+  }
+
+  /** Whether a caller may see what the source offers besides its tools (to list it). */
+  visibleTo(principal: Principal): boolean {
+    return reaches(principal, "describe", this.mount.id);
+  }
+
+  private leaves(): ToolEntry[] {
+    return this.tree.tools().filter((leaf) => leaf.sourceId === this.mount.id);
+  }
+}

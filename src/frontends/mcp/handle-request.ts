@@ -1,0 +1,65 @@
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { CallToolResult, ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { jsonPath } from "../../config/errors.js";
+import { BrokerError, type ErrorProfile } from "../../contract/errors.js";
+import type { Logger } from "../../contract/log.js";
+import { asToolError } from "./call-result.js";
+import { ProtocolError, protocolError } from "./protocol-error.js";
+import type { RequestExtra } from "./request-context.js";
+
+/** An SDK request schema: its `method` literal and the shape of its params. */
+type RequestSchema = z.ZodObject<{ method: z.ZodLiteral<string> }>;
+
+export interface HandlerOptions {
+  readonly log: Logger;
+  readonly profile?: ErrorProfile;
+}
+
+/**
+ * Serves one MCP method with the broker's own failure handling:
+ *
+ * - the request is checked against the SDK's schema here, so a malformed one
+ *   (a `tools/call` without `name`, `arguments` as an array) is -32602 with
+ *   a message naming each field, where the SDK would answer -32603 with the
+ *   validator's dump;
+ * - a failure is encoded by the error profile: for `tools/call`, as a tool
+ *   result the model can act on where the profile says so; otherwise as a
+ *   JSON-RPC error;
+ * - an internal failure is logged with its cause before the client gets the
+ *   generic "internal error" (its text may hold paths or secrets).
+ */
+export function handleRequest<S extends RequestSchema>(
+  server: Server,
+  schema: S,
+  options: HandlerOptions,
+  handler: (request: z.infer<S>, extra: RequestExtra) => Promise<ServerResult>,
+): void {
+  const method = schema.shape.method.value;
+  const profile = options.profile ?? "mcp";
+  const answer = async (raw: unknown, extra: RequestExtra): Promise<ServerResult> => {
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) throw invalidRequest(method, parsed.error);
+    try {
+      return await handler(parsed.data, extra);
+    } catch (err) {
+      if (err instanceof ProtocolError) throw err;
+      if (!(err instanceof BrokerError) || err.kind === "internal")
+        options.log.error({ err, method }, "MCP request failed");
+      if (method === "tools/call") return asToolError(err, profile) satisfies CallToolResult;
+      throw protocolError(err, profile);
+    }
+  };
+  const loose = z.looseObject({ method: z.literal(method) });
+  // The SDK's Server wraps tools/call handlers in its own validation, whose
+  // failure reads as a dump; Protocol's method registers the handler as it is.
+  Protocol.prototype.setRequestHandler.call(server, loose, answer as never);
+}
+
+function invalidRequest(method: string, error: z.ZodError): ProtocolError {
+  const problems = error.issues.map((issue) => `${jsonPath(issue.path)}: ${issue.message}`);
+  return new ProtocolError(-32602, `invalid ${method} request: ${problems.join("; ")}`, {
+    problems,
+  });
+}

@@ -1,0 +1,21 @@
+import { defineSourceKind } from "../kind.js";
+import { CommandSource } from "./command-source.js";
+import { CommandSourceSchema, type CommandSourceConfig } from "./config.js";
+
+/** Local programs as tools: a closed list of command lines, run without a shell. */
+export const commandKind = defineSourceKind<CommandSourceConfig>({
+  backend: "command",
+  configSchema: CommandSourceSchema,
+  create: (config, { id, log }) => new CommandSource(id, config, log),
+  identity: (config) =>
+    JSON.stringify([
+      config.tools,
+      config.preset,
+      config.program,
+      config.network,
+      config.cwd,
+      config.env,
+      config.max_bytes,
+      config.timeout_ms,
+    ]),
+});

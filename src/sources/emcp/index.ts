@@ -1,0 +1,20 @@
+import { defineSourceKind } from "../kind.js";
+import { EmcpSourceSchema, type EmcpSourceConfig } from "./config.js";
+import { EmcpSource } from "./emcp-source.js";
+
+/** The Evolution CMS content and model tools over the site's database (seed 000). */
+export const emcpKind = defineSourceKind<EmcpSourceConfig>({
+  backend: "emcp",
+  configSchema: EmcpSourceSchema,
+  create: (config, { id, log }) => new EmcpSource(id, config, log),
+  identity: (config) =>
+    JSON.stringify([
+      config.database,
+      config.table_prefix,
+      config.max_result_items,
+      config.max_offset,
+      config.max_depth,
+      config.models,
+    ]),
+  errorProfile: "emcp",
+});

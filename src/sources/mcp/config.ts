@@ -1,0 +1,35 @@
+/** The `source` fields of MCP servers: a program over stdio, or a Streamable HTTP URL. */
+import { z } from "zod";
+import { mountFields } from "../../config/schema.js";
+
+export const StdioSourceSchema = z.strictObject({
+  backend: z.literal("stdio"),
+  command: z
+    .union([z.string().min(1), z.array(z.string()).min(1)])
+    .describe(
+      "The program and its arguments; a string is split like a shell would, never run by one.",
+    ),
+  env: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe(
+      "Extra environment; the child otherwise gets only PATH, HOME and a few safe variables.",
+    ),
+  cwd: z.string().optional(),
+  ...mountFields,
+});
+
+export const HttpSourceSchema = z.strictObject({
+  backend: z.literal("http"),
+  url: z
+    .url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" })
+    .describe("The Streamable HTTP endpoint of a remote MCP server."),
+  headers: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("Sent with every request, such as Authorization; ${ENV} works here too."),
+  ...mountFields,
+});
+
+export type StdioSourceConfig = z.infer<typeof StdioSourceSchema>;
+export type HttpSourceConfig = z.infer<typeof HttpSourceSchema>;

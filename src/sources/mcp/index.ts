@@ -1,0 +1,35 @@
+import { defineSourceKind } from "../kind.js";
+import { commandArgv } from "./command-line.js";
+import {
+  HttpSourceSchema,
+  StdioSourceSchema,
+  type HttpSourceConfig,
+  type StdioSourceConfig,
+} from "./config.js";
+import { httpBackend } from "./http-backend.js";
+import { McpSource } from "./mcp-source.js";
+import { stdioBackend } from "./stdio-backend.js";
+
+/** An MCP server run as a child process, spoken to over its stdin and stdout. */
+export const stdioKind = defineSourceKind<StdioSourceConfig>({
+  backend: "stdio",
+  configSchema: StdioSourceSchema,
+  create: (config, { id, log }) => new McpSource(id, stdioBackend(id, config, log), log),
+  identity: (config) => JSON.stringify([config.command, config.env, config.cwd]),
+  check(config) {
+    try {
+      commandArgv(config.command);
+      return [];
+    } catch (err) {
+      return [(err as Error).message];
+    }
+  },
+});
+
+/** A remote MCP server over Streamable HTTP. */
+export const httpKind = defineSourceKind<HttpSourceConfig>({
+  backend: "http",
+  configSchema: HttpSourceSchema,
+  create: (config, { id, log }) => new McpSource(id, httpBackend(config), log),
+  identity: (config) => JSON.stringify([config.url, config.headers]),
+});

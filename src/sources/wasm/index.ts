@@ -1,0 +1,22 @@
+import { statSync } from "node:fs";
+import { defineSourceKind } from "../kind.js";
+import { WasmSourceSchema, type WasmSourceConfig } from "./config.js";
+import { WasmSource } from "./wasm-source.js";
+
+/** A WebAssembly component exporting the `wasix:mcp` router (seed 004), sandboxed. */
+export const wasmKind = defineSourceKind<WasmSourceConfig>({
+  backend: "wasm",
+  configSchema: WasmSourceSchema,
+  create: (config, { id, log }) => new WasmSource(id, config, log),
+  identity: (config) =>
+    JSON.stringify([
+      config.component,
+      // A rebuilt component is a new one: a reload picks it up.
+      statSync(config.component, { throwIfNoEntry: false })?.mtimeMs,
+      config.permissions,
+      config.timeout_ms,
+      config.max_memory_mb,
+      config.cache_dir,
+      config.instances,
+    ]),
+});
