@@ -7,6 +7,7 @@ import type { Logger } from "./contract/log.js";
 import { loadConfig } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import { createHttpApp } from "./frontends/http/app.js";
+import { DEFAULT_SESSION_LIMITS } from "./frontends/mcp/session-book.js";
 import { ConfigSchema } from "./sources/kinds.js";
 import type { HostGuardOptions } from "./frontends/http/host-guard/index.js";
 
@@ -39,6 +40,11 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
     tokens: () => tokens,
     hosts: allowedHosts(options.host, config, log),
     stateless: config.http?.stateless === true,
+    sessions: {
+      max: config.sessions?.max ?? DEFAULT_SESSION_LIMITS.max,
+      idleTimeoutMs:
+        (config.sessions?.idle_timeout_s ?? DEFAULT_SESSION_LIMITS.idleTimeoutMs / 1000) * 1000,
+    },
     expose: () => config.expose ?? "meta",
   });
   let server: ServerType;
@@ -53,7 +59,16 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
       `cannot listen on ${options.host}:${options.port}: ${err.code === "EADDRINUSE" ? "the address is in use" : err.message}`,
     );
   });
-  log.info({ host: options.host, port, tools: broker.tree().tools().length }, "listening");
+  log.info(
+    {
+      host: options.host,
+      port,
+      tools: broker.tree().tools().length,
+      auth: tokens.required ? "on" : "off",
+      tokens: tokens.size,
+    },
+    "listening",
+  );
 
   const watcher = options.reload
     ? watchConfig(options.configFile, log, async () => {

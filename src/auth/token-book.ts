@@ -35,6 +35,11 @@ export class TokenBook {
     return this.entries.length > 0;
   }
 
+  /** How many tokens are accepted (the shared secret counts as one). */
+  get size(): number {
+    return this.entries.length;
+  }
+
   /** The principal of a presented token, or undefined. */
   authenticate(token: string): Principal | undefined {
     const digest = sha256(token);

@@ -19,8 +19,8 @@ export class AuditSink {
   }
 
   readonly write = (record: AuditRecord, source: string): void => {
-    this.log.info({ audit: record }, "call");
-    this.metrics.observeCall(source, record.outcome, record.duration_ms / 1000);
+    this.log.info({ audit: record }, record.method === "tools/call" ? "call" : "request");
+    this.metrics.observeRequest(source, record.method, record.outcome, record.duration_ms / 1000);
     this.file?.write(JSON.stringify(record) + "\n");
   };
 

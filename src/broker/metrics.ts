@@ -1,10 +1,12 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { SourceStatus } from "../contract/router.js";
+import type { SourceState, SourceStatus } from "../contract/router.js";
+
+const STATES: readonly SourceState[] = ["starting", "up", "restarting", "failed"];
 
 /**
  * The broker's Prometheus metrics, in a registry of its own (several brokers
- * in one process, as in tests, do not mix): calls and their outcomes, call
- * latency, and each source's state.
+ * in one process, as in tests, do not mix): requests and their outcomes,
+ * tool call latency, each source's state, refused tokens and open sessions.
  */
 export class BrokerMetrics {
   readonly registry = new Registry();
@@ -14,6 +16,12 @@ export class BrokerMetrics {
     labelNames: ["source", "outcome"] as const,
     registers: [this.registry],
   });
+  private readonly requests = new Counter({
+    name: "mcp_broker_requests_total",
+    help: "Requests of every kind (tools/call, resources/read, prompts/get…) by source, method and outcome.",
+    labelNames: ["source", "method", "outcome"] as const,
+    registers: [this.registry],
+  });
   private readonly latency = new Histogram({
     name: "mcp_broker_call_duration_seconds",
     help: "Tool call latency through the broker, by source.",
@@ -21,34 +29,82 @@ export class BrokerMetrics {
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
     registers: [this.registry],
   });
+  private readonly refusedTokens = new Counter({
+    name: "mcp_broker_auth_refused_total",
+    help: "Requests refused for their credentials, by reason (missing, malformed, invalid).",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
+  private readonly sessionCounts = new Map<string, () => number>();
 
   constructor(sources: () => Record<string, SourceStatus>) {
+    const perSource = (
+      name: string,
+      help: string,
+      value: (status: SourceStatus) => number,
+    ): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ["source"] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const [source, status] of Object.entries(sources()))
+            this.set({ source }, value(status));
+        },
+      });
+    };
+    perSource("mcp_broker_source_up", "1 when the source is up, 0 otherwise.", (s) =>
+      s.up ? 1 : 0,
+    );
+    perSource(
+      "mcp_broker_source_restarts",
+      "How many times the source was restarted (or replaced a part of itself).",
+      (s) => s.restarts,
+    );
+    perSource(
+      "mcp_broker_source_attempts",
+      "Failed attempts to start the source since it was last up.",
+      (s) => s.attempts,
+    );
     new Gauge({
-      name: "mcp_broker_source_up",
-      help: "1 when the source is up, 0 while it is down or restarting.",
-      labelNames: ["source"] as const,
+      name: "mcp_broker_source_state",
+      help: "1 for the state the source is in (starting, up, restarting, failed), 0 for the others.",
+      labelNames: ["source", "state"] as const,
       registers: [this.registry],
       collect() {
         this.reset();
         for (const [source, status] of Object.entries(sources()))
-          this.set({ source }, status.up ? 1 : 0);
+          for (const state of STATES) this.set({ source, state }, status.state === state ? 1 : 0);
       },
     });
+    const sessions = this.sessionCounts;
     new Gauge({
-      name: "mcp_broker_source_restarts",
-      help: "How many times the source was restarted.",
-      labelNames: ["source"] as const,
+      name: "mcp_broker_sessions_open",
+      help: "Open MCP sessions, by endpoint kind.",
+      labelNames: ["endpoint"] as const,
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const [source, status] of Object.entries(sources()))
-          this.set({ source }, status.restarts);
+        for (const [endpoint, count] of sessions) this.set({ endpoint }, count());
       },
     });
   }
 
-  observeCall(source: string, outcome: string, seconds: number): void {
+  observeRequest(source: string, method: string, outcome: string, seconds: number): void {
+    this.requests.inc({ source, method, outcome });
+    if (method !== "tools/call") return;
     this.calls.inc({ source, outcome });
     this.latency.observe({ source }, seconds);
+  }
+
+  tokenRefused(reason: "missing" | "malformed" | "invalid"): void {
+    this.refusedTokens.inc({ reason });
+  }
+
+  /** Reports the open sessions of an endpoint kind (`http`, `stdio`) whenever metrics are read. */
+  countSessions(endpoint: string, count: () => number): void {
+    this.sessionCounts.set(endpoint, count);
   }
 }

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
+import type { Logger } from "../../src/contract/log.js";
 import { serveHttp, type RunningServer } from "../../src/serve.js";
 
 export const FIXTURE = fileURLToPath(new URL("../fixtures/fixture-server.mjs", import.meta.url));
@@ -93,8 +94,8 @@ export function isAlive(pid: number): boolean {
 }
 
 /** A logger whose JSON lines a test can read back. */
-export function capturingLogger(): { log: ReturnType<typeof pino>; lines: () => any[] } {
+export function capturingLogger(): { log: Logger; lines: () => any[] } {
   const written: string[] = [];
-  const log = pino({ level: "debug" }, { write: (line: string) => written.push(line) });
+  const log: Logger = pino({ level: "debug" }, { write: (line: string) => written.push(line) });
   return { log, lines: () => written.map((l) => JSON.parse(l)) };
 }

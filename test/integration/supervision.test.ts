@@ -46,7 +46,7 @@ describe("supervision of stdio backends", () => {
       })
       .toBe(200);
     expect(await pidOf()).not.toBe(pid);
-    const health = (await (await fetch(`${broker.url}/healthz`)).json()) as any;
+    const health = (await (await fetch(`${broker.url}/healthz?details`)).json()) as any;
     expect(health.sources["/fx"]).toMatchObject({ up: true, restarts: 1 });
     expect(health.ok).toBe(true);
   });

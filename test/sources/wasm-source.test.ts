@@ -331,7 +331,7 @@ describe("a misbehaving component", () => {
   });
 
   it("reports the replacements in /healthz", async () => {
-    const res = await fetch(`${broker.url}/healthz`);
+    const res = await fetch(`${broker.url}/healthz?details`);
     const body = await res.json();
     expect(JSON.stringify(body)).toMatch(/"restarts":[1-9]/);
   });

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
 import type { Broker } from "../../broker/broker.js";
 import { asBrokerError, BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
@@ -8,6 +9,7 @@ import type { ExposeMode } from "../../config/schema.js";
 import { createMcpServer } from "../mcp/create-server.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { HttpSessions, type McpHttpEndpoint } from "../mcp/http-sessions.js";
+import { DEFAULT_SESSION_LIMITS, SessionBook, type SessionLimits } from "../mcp/session-book.js";
 import { StatelessHttp } from "../mcp/stateless-http.js";
 import { createSourceServer } from "../mcp/source-server.js";
 import { metaRoutes } from "../rest/meta-routes.js";
@@ -30,6 +32,8 @@ export interface HttpAppOptions {
   readonly stateless?: boolean;
   /** DNS-rebinding defence for every endpoint but `/healthz`. */
   readonly hosts?: HostGuardOptions;
+  /** Bounds on the MCP sessions of every endpoint together. */
+  readonly sessions?: SessionLimits;
 }
 
 export interface HttpApp {
@@ -42,17 +46,24 @@ export interface HttpApp {
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { broker, log } = options;
   const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-  const endpoint = (createServer: (principal: Principal) => Server): McpHttpEndpoint =>
+  const book = new SessionBook(options.sessions ?? DEFAULT_SESSION_LIMITS, log);
+  broker.metrics.countSessions("http", () => book.size);
+  const endpoint = (
+    path: string,
+    createServer: (principal: Principal) => Server,
+  ): McpHttpEndpoint =>
     options.stateless
       ? new StatelessHttp(createServer, maxBytes)
-      : new HttpSessions(createServer, maxBytes);
+      : new HttpSessions(path, createServer, book, maxBytes);
   const sourceSessions = new Map<string, McpHttpEndpoint>();
-  const sessions = endpoint((principal) =>
+  const sessions = endpoint("/mcp", (principal) =>
     createMcpServer(broker, { expose: options.expose(), principal }),
   );
   const app = new Hono<AuthEnv>();
 
   app.onError((err, c) => {
+    // Hono's own middleware (bearerAuth) throws its finished response.
+    if (err instanceof HTTPException) return err.getResponse();
     const e = asBrokerError(err);
     if (e.kind === "internal") log.error({ err, path: c.req.path }, "request failed");
     // The rest of an oversized body is never read, so the connection cannot be reused.
@@ -72,13 +83,26 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     ),
   );
 
-  app.get("/healthz", (c) => {
-    const health = broker.health();
-    return c.json(health, health.ok ? 200 : 503);
+  // Load balancers probe /healthz with whatever Host and no token: it says up or down and
+  // nothing else. Asked with credentials (or `?details`), it passes the guards below and
+  // shows each source's state to an admin.
+  app.get("/healthz", async (c, next) => {
+    if (c.req.header("authorization") !== undefined || c.req.query("details") !== undefined)
+      return next();
+    const { ok, sources } = broker.health();
+    const up = Object.fromEntries(Object.entries(sources).map(([id, s]) => [id, { up: s.up }]));
+    return c.json({ ok, sources: up }, ok ? 200 : 503);
   });
 
   app.use("*", hostGuard(options.hosts));
-  app.use("*", tokenAuth(options.tokens));
+  app.use(
+    "*",
+    tokenAuth({
+      tokens: options.tokens,
+      log,
+      refused: (reason) => broker.metrics.tokenRefused(reason),
+    }),
+  );
   app.use(
     "*",
     bodyLimit({
@@ -92,6 +116,29 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       },
     }),
   );
+  app.get("/healthz", (c) => {
+    const principal = c.get("principal");
+    if (!allows(principal, "admin", "/healthz")) {
+      throw new BrokerError(
+        "forbidden",
+        `token "${principal.id}" may not read the details of /healthz: it needs an admin scope (without credentials, /healthz says up or down)`,
+      );
+    }
+    const { ok, sources } = broker.health();
+    const details = Object.fromEntries(
+      Object.entries(sources).map(([id, s]) => [
+        id,
+        {
+          state: s.state,
+          up: s.up,
+          restarts: s.restarts,
+          attempts: s.attempts,
+          ...(s.lastError === undefined ? {} : { last_error: s.lastError }),
+        },
+      ]),
+    );
+    return c.json({ ok, sources: details }, ok ? 200 : 503);
+  });
   app.get("/metrics", async (c) => {
     const principal = c.get("principal");
     if (!allows(principal, "admin", "/metrics")) {
@@ -121,7 +168,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     let perSource = sourceSessions.get(name);
     if (!perSource) {
-      perSource = endpoint((principal) => createSourceServer(broker, name, principal));
+      perSource = endpoint(`/mcp/${name}`, (principal) =>
+        createSourceServer(broker, name, principal),
+      );
       sourceSessions.set(name, perSource);
     }
     return perSource.handle(c.req.raw, c.get("principal"));
@@ -129,6 +178,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   return {
     app,
     async closeSessions() {
+      book.stop();
       await Promise.all([sessions, ...sourceSessions.values()].map((s) => s.closeAll()));
     },
   };

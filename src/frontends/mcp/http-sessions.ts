@@ -4,16 +4,10 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { BrokerError } from "../../contract/errors.js";
 import type { Principal } from "../../contract/router.js";
 import { SessionEventStore } from "./event-store.js";
+import type { SessionBook } from "./session-book.js";
 
 /** What clients are told to wait before they reconnect a broken stream. */
 const RETRY_MS = 1000;
-
-interface Session {
-  readonly transport: WebStandardStreamableHTTPServerTransport;
-  readonly server: Server;
-  /** A session belongs to the token that opened it. */
-  readonly owner: string;
-}
 
 /** One MCP endpoint over Streamable HTTP, with sessions or without. */
 export interface McpHttpEndpoint {
@@ -26,20 +20,22 @@ export interface McpHttpEndpoint {
 /**
  * Streamable HTTP sessions of one MCP endpoint: an `initialize` without
  * `Mcp-Session-Id` opens a session with its own server; later requests are
- * routed by that header; `DELETE` or a closed transport ends it.
+ * routed by that header; `DELETE`, a closed transport, the idle timeout or
+ * the need for room (the shared SessionBook) ends it.
  */
 export class HttpSessions implements McpHttpEndpoint {
-  private readonly sessions = new Map<string, Session>();
-
   constructor(
+    /** The endpoint's path, such as `/mcp`: its sessions' ids are good there only. */
+    private readonly endpoint: string,
     private readonly createServer: (principal: Principal) => Server,
+    private readonly book: SessionBook,
     private readonly maxRequestBodySize: number,
   ) {}
 
   async handle(request: Request, principal: Principal): Promise<Response> {
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
-      const session = this.sessions.get(id);
+      const session = this.book.use(id, this.endpoint);
       if (!session) return sessionNotFound(id);
       if (session.owner !== principal.id) {
         throw new BrokerError(
@@ -56,21 +52,39 @@ export class HttpSessions implements McpHttpEndpoint {
         "missing Mcp-Session-Id header; start a session with an initialize POST",
       );
     }
+    if (!this.book.makeRoom()) {
+      return jsonRpcError(
+        503,
+        -32000,
+        `the broker has ${this.book.max} MCP sessions open (sessions.max), each with a request in flight; retry in a moment, or raise sessions.max`,
+        { "retry-after": "1" },
+      );
+    }
     const server = this.createServer(principal);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      maxRequestBodySize: this.maxRequestBodySize,
-      eventStore: new SessionEventStore(),
-      retryInterval: RETRY_MS,
-      onsessioninitialized: (sid) => {
-        this.sessions.set(sid, { transport, server, owner: principal.id });
-      },
-      onsessionclosed: (sid) => {
-        this.sessions.delete(sid);
-      },
-    });
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        maxRequestBodySize: this.maxRequestBodySize,
+        eventStore: new SessionEventStore(),
+        retryInterval: RETRY_MS,
+        onsessioninitialized: (sid) => {
+          this.book.add(
+            {
+              id: sid,
+              endpoint: this.endpoint,
+              owner: principal.id,
+              server,
+              transport,
+              lastUsed: Date.now(),
+              inFlight: 0,
+            },
+            transport,
+          );
+        },
+        onsessionclosed: (sid) => this.book.remove(sid),
+      });
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+      if (transport.sessionId !== undefined) this.book.remove(transport.sessionId);
     };
     await server.connect(transport);
     const response = await transport.handleRequest(request);
@@ -78,14 +92,8 @@ export class HttpSessions implements McpHttpEndpoint {
     return response;
   }
 
-  get size(): number {
-    return this.sessions.size;
-  }
-
   async closeAll(): Promise<void> {
-    const all = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(all.map((s) => s.server.close().catch(() => undefined)));
+    await this.book.closeAll(this.endpoint);
   }
 }
 
@@ -97,9 +105,14 @@ function sessionNotFound(id: string): Response {
   );
 }
 
-function jsonRpcError(status: number, code: number, message: string): Response {
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
   });
 }
