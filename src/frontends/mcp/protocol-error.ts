@@ -60,5 +60,9 @@ export function protocolError(err: unknown, profile: ErrorProfile = "mcp"): Prot
   }
   if (e.details?.unsupported === true)
     return new ProtocolError(ErrorCode.MethodNotFound, e.message);
-  return new ProtocolError(CODES[profile][e.kind] ?? ErrorCode.InternalError, e.message);
+  const code = CODES[profile][e.kind];
+  if (code !== undefined || e.kind === "internal")
+    return new ProtocolError(code ?? ErrorCode.InternalError, e.message);
+  // A timeout or a source that is down has no code of its own outside a tool result.
+  return new ProtocolError(ErrorCode.InternalError, e.message, { kind: e.kind, ...e.details });
 }

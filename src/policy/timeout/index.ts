@@ -33,8 +33,9 @@ export function timeout(): Link {
           `${what} did not finish within its timeout of ${ms / 1000} s; it was cancelled (raise ${setting} if it needs longer)`,
           { path: request.path, timeout_s: ms / 1000 },
         );
-        controller.abort(error);
+        // Settled first, so the caller gets this whatever the source throws once aborted.
         reject(error);
+        controller.abort(error);
       }, ms);
     });
     try {
