@@ -1,0 +1,96 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { CallToolResultSchema, ReadResourceResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
+import { connectHttp, textOf } from "../helpers/mcp-client.js";
+
+const auditFile = join(mkdtempSync(join(tmpdir(), "mcp-broker-hostile-")), "audit.jsonl");
+const deep = (levels: number) => JSON.parse("[".repeat(levels) + "]".repeat(levels));
+let broker: TestBroker;
+let flat: Client;
+let own: Client;
+
+beforeAll(async () => {
+  broker = await startBroker({
+    expose: "both",
+    audit: { file: auditFile },
+    tree: [{ path: "/fx", source: { backend: "stdio", command: fixtureCommand() } }],
+  });
+  flat = await connectHttp(broker.url);
+  own = await connectHttp(broker.url, {}, { path: "/mcp/fx" });
+});
+afterAll(async () => {
+  await flat?.close();
+  await own?.close();
+  await broker?.close();
+});
+
+const audited = () =>
+  readFileSync(auditFile, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+
+describe("arguments of any depth", () => {
+  it("over REST: 400 naming the limit, audited, and the broker keeps answering", async () => {
+    // Written out: JSON.stringify itself cannot nest this deep.
+    const levels = 100_000;
+    const body = `{"path":"/fx/count","args":{"note":${"[".repeat(levels)}${"]".repeat(levels)}}}`;
+    const res = await broker.post("/meta_call", body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      kind: "invalid_params",
+      details: { max_args_depth: 64 },
+    });
+    expect(audited().at(-1)).toMatchObject({ path: "/fx/count", outcome: "invalid_params" });
+    expect((await fetch(`${broker.url}/healthz`)).status).toBe(200);
+  });
+
+  it("over MCP: a tool result the model can read, audited", async () => {
+    for (const [client, name] of [
+      [flat, "fx__count"],
+      [own, "count"],
+    ] as const) {
+      const result = await client.callTool({ name, arguments: { note: deep(1000) } });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain("nested more than 64 levels deep (max_args_depth)");
+    }
+    expect(audited().filter((r) => r.outcome === "invalid_params").length).toBeGreaterThanOrEqual(
+      3,
+    );
+  });
+});
+
+describe("malformed MCP requests", () => {
+  it("a tools/call without a name, or with arguments as an array, is -32602 naming the field", async () => {
+    for (const client of [flat, own]) {
+      await expect(
+        client.request(
+          { method: "tools/call", params: { arguments: {} } } as never,
+          CallToolResultSchema,
+        ),
+      ).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining("invalid tools/call request: $.params.name:"),
+      });
+      await expect(
+        client.request(
+          { method: "tools/call", params: { name: "count", arguments: [1, 2] } } as never,
+          CallToolResultSchema,
+        ),
+      ).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining("$.params.arguments:"),
+      });
+    }
+  });
+
+  it("a resources/read without a uri is -32602 too, on every endpoint", async () => {
+    await expect(
+      own.request({ method: "resources/read", params: {} } as never, ReadResourceResultSchema),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("$.params.uri") });
+  });
+});
