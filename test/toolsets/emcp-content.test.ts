@@ -300,6 +300,32 @@ describe("the post-MVP sibling tools against the tables themselves", () => {
     });
   });
 
+  it("neighbors takes limit and offset: that many on each side, after skipping the nearest", async () => {
+    const sides = (id: number) => {
+      const doc = docs.find((d) => d.id === id)!;
+      return {
+        before: siblingsOf(id).filter((s) => byMenu(s, doc) < 0),
+        after: siblingsOf(id).filter((s) => byMenu(s, doc) > 0),
+      };
+    };
+    const doc = docs.find(
+      (d) => d.deleted === 0 && sides(d.id).before.length >= 4 && sides(d.id).after.length >= 4,
+    )!;
+    const { before, after } = sides(doc.id);
+    const got = await answer("evo.content.neighbors", { id: doc.id, limit: 2, offset: 1 });
+    expect(got.items.map((i: any) => i.id)).toEqual(
+      [...before.slice(-3, -1), ...after.slice(1, 3)].map((d) => d.id),
+    );
+    expect(got.meta).toMatchObject({
+      limit: 2,
+      offset: 1,
+      count: 4,
+      has_more: true,
+      prev: before.at(-2)!.id,
+      next: after[1]!.id,
+    });
+  });
+
   it("children_range and siblings_range take both bounds as included", async () => {
     const doc = middle();
     const parent = doc.parent;

@@ -27,6 +27,7 @@ import { contentGet } from "../../toolsets/emcp/tools/content-get.js";
 import { contentSearch } from "../../toolsets/emcp/tools/content-search.js";
 import { TOOLSET_VERSION } from "../../toolsets/emcp/tools/responses.js";
 import type { EmcpTool } from "../../toolsets/emcp/tools/tool.js";
+import { withCheckedArguments } from "../../toolsets/emcp/tools/checked-arguments.js";
 
 /**
  * The eMCP toolset over an Evolution CMS database, read-only, as a source:
@@ -64,7 +65,7 @@ export class EmcpSource implements Router {
       modelList(limits, models),
       modelGet(limits, models),
     ];
-    this.tools = new Map(tools.map((t) => [t.definition.name, t]));
+    this.tools = new Map(tools.map((t) => [t.definition.name, withCheckedArguments(t)]));
   }
 
   /** Opens the database and looks at what it has; a file or server that is not there yet fails. */

@@ -7,6 +7,18 @@ export interface EmcpLimits {
   readonly maxDepth: number;
 }
 
+/**
+ * The range of Evolution's INT columns. Every integer argument is checked
+ * against it before SQL sees it: PostgreSQL refuses a larger value where
+ * MariaDB and SQLite would answer nothing, and the engines must agree.
+ */
+export const INT_MAX = 2_147_483_647;
+export const INT_MIN = -2_147_483_648;
+/** Values of one `in` / `not_in` list: far below every engine's bound-parameter limit. */
+export const MAX_IN_LIST = 1000;
+/** Conditions in one `filters.where`: SQLite's expression depth allows about a thousand. */
+export const MAX_WHERE = 100;
+
 export const DEFAULT_EMCP_LIMITS: EmcpLimits = {
   maxResultItems: 100,
   maxOffset: 5000,
@@ -40,7 +52,7 @@ export function schemaParts(limits: EmcpLimits) {
     },
   } as const;
   return {
-    id: { type: "integer", minimum: 1, description: "A document id." },
+    id: { type: "integer", minimum: 1, maximum: INT_MAX, description: "A document id." },
     /** What a document answer may add: TVs, content. */
     item,
     /** limit and offset. */

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { BrokerError } from "../../../contract/errors.js";
 import type { CmsDatabase } from "../cms-database.js";
-import { type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
+import { INT_MAX, type EmcpLimits, schemaParts, toolDefinition } from "./arguments.js";
 import { depthOf, listDocuments, type ItemQuery } from "./document-list.js";
 import { OPERATORS } from "./filter-operators.js";
 import { CAST_PATTERN } from "./tv-cast.js";
@@ -38,6 +38,7 @@ export function contentSearch(limits: EmcpLimits): EmcpTool {
         parent: {
           type: "integer",
           minimum: 0,
+          maximum: INT_MAX,
           description: "Only documents under this one (0: the top), depth levels down.",
         },
         depth: {
@@ -50,7 +51,7 @@ export function contentSearch(limits: EmcpLimits): EmcpTool {
           default: false,
           description: "true: the deleted documents only.",
         },
-        template: { type: "integer", minimum: 0 },
+        template: { type: "integer", minimum: 0, maximum: INT_MAX },
         hidemenu: { type: "boolean" },
         ...p.item,
         tv_filters: {
@@ -99,7 +100,7 @@ export function contentSearch(limits: EmcpLimits): EmcpTool {
           type: "object",
           description: "Documents carrying any of these TagSaver tags in the given TV.",
           properties: {
-            tv_id: { type: "integer", minimum: 1 },
+            tv_id: { type: "integer", minimum: 1, maximum: INT_MAX },
             tags: { type: "array", items: { type: "string" }, minItems: 1, maxItems: 50 },
           },
           required: ["tv_id", "tags"],

@@ -49,15 +49,6 @@ export async function listDocuments(
   const order =
     query.order ??
     ((q: ItemQuery) => q.orderBy("site_content.menuindex").orderBy("site_content.id"));
-  if (process.env.PROBE)
-    console.log(
-      JSON.stringify(
-        order(selected)
-          .limit(limit + 1)
-          .offset(offset)
-          .compile(),
-      ),
-    );
   const rows = await order(selected)
     .limit(limit + 1)
     .offset(offset)

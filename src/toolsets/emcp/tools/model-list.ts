@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { CmsDatabase } from "../cms-database.js";
 import { BrokerError } from "../../../contract/errors.js";
 import { MODELS, type ModelName } from "../models.js";
-import { type EmcpLimits, page, schemaParts, toolDefinition } from "./arguments.js";
+import { MAX_WHERE, type EmcpLimits, page, schemaParts, toolDefinition } from "./arguments.js";
 import { comparison, OPERATORS, type Operator } from "./filter-operators.js";
 import { listResult } from "./responses.js";
 import type { EmcpTool } from "./tool.js";
@@ -56,6 +56,7 @@ export function modelList(limits: EmcpLimits, allowed: readonly ModelName[]): Em
           properties: {
             where: {
               type: "array",
+              maxItems: MAX_WHERE,
               items: {
                 type: "object",
                 properties: {
@@ -79,12 +80,20 @@ export function modelList(limits: EmcpLimits, allowed: readonly ModelName[]): Em
     async run({ db, sql: engine }: CmsDatabase, args) {
       const model = modelOf(args.model, allowed);
       const { limit, offset } = page(args, limits);
-      const conditions = (
+      const where =
         (
           args.filters as
             { where?: { field: unknown; op: Operator; value?: unknown }[] } | undefined
-        )?.where ?? []
-      ).map((c, i) => ({
+        )?.where ?? [];
+      if (where.length > MAX_WHERE) {
+        throw new BrokerError(
+          "invalid_params",
+          `filters.where has ${where.length} conditions; at most ${MAX_WHERE} are taken`,
+          { max_conditions: MAX_WHERE },
+        );
+      }
+      const integers: readonly string[] = model.integers;
+      const conditions = where.map((c, i) => ({
         column: field(model, c.field, `filters.where[${i}]`),
         op: c.op,
         value: c.value,
@@ -101,7 +110,10 @@ export function modelList(limits: EmcpLimits, allowed: readonly ModelName[]): Em
               comparison(
                 eb,
                 engine,
-                { expr: sql.ref(c.column), text: false },
+                {
+                  expr: sql.ref(c.column),
+                  type: integers.includes(c.column) ? "integer" : "text",
+                },
                 c.op,
                 c.value,
                 c.where,

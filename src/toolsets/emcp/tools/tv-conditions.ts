@@ -102,7 +102,8 @@ export async function tvConditions(
             // The filters' joins come first, in filter order.
             const text = textOf(joins[i]!, f.useDefault);
             const expr = f.cast ? cms.sql.numberOf(text, f.cast) : text;
-            return comparison(eb, cms.sql, { expr, text: !f.cast }, f.op, f.value, f.where);
+            const type = f.cast ? "number" : "exact-text";
+            return comparison(eb, cms.sql, { expr, type }, f.op, f.value, f.where);
           }),
         ),
       );
