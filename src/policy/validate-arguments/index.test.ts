@@ -22,10 +22,14 @@ describe("validateArguments", () => {
     expect(next.reached).toHaveLength(1);
   });
 
-  it("passes requests that are not tool calls untouched", async () => {
+  it("refuses a resource URI that is not an absolute URI, and passes a good one untouched", async () => {
     const next = answering({ contents: [] });
-    const request = sourceRequest("resources/read", { uri: "x" });
+    const request = sourceRequest("resources/read", { uri: "test://a" });
     await validateArguments()(request, next);
     expect(next.reached).toEqual([request]);
+    for (const uri of ["", "a.txt", "::"])
+      await expect(
+        validateArguments()(sourceRequest("resources/subscribe", { uri }), next),
+      ).rejects.toMatchObject({ kind: "invalid_params", details: { uri } });
   });
 });
