@@ -51,10 +51,20 @@ export function handleRequest<S extends RequestSchema>(
       throw protocolError(err, profile);
     }
   };
-  const loose = z.looseObject({ method: z.literal(method) });
   // The SDK's Server wraps tools/call handlers in its own validation, whose
   // failure reads as a dump; Protocol's method registers the handler as it is.
-  Protocol.prototype.setRequestHandler.call(server, loose, answer as never);
+  Protocol.prototype.setRequestHandler.call(server, methodOnly(method), answer as never);
+}
+
+/** One schema per method for every session: a zod schema costs kilobytes, sessions are many. */
+const METHOD_ONLY = new Map<string, z.ZodType>();
+function methodOnly(method: string): z.ZodType {
+  let schema = METHOD_ONLY.get(method);
+  if (!schema) {
+    schema = z.looseObject({ method: z.literal(method) });
+    METHOD_ONLY.set(method, schema);
+  }
+  return schema;
 }
 
 function invalidRequest(method: string, error: z.ZodError): ProtocolError {
