@@ -22,7 +22,7 @@ import { concurrent, sequential } from "./stats.js";
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const CLIENTS = 16;
 const PER_CLIENT = Number(process.env.BENCH_PER_CLIENT ?? 250);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const everything = join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 
@@ -44,22 +44,25 @@ type Target = {
 };
 
 /**
- * Latency one target after another; throughput in ROUNDS rounds that visit the
- * targets in turn, the median kept, so that a noisy moment on a shared machine
- * does not land on one target only.
+ * Latency and throughput in ROUNDS rounds that visit the targets in turn (the
+ * sequential calls of a round split between them), the median kept, so that a
+ * noisy moment on a shared machine does not land on one target only.
  */
 async function measureAll(targets: Target[]): Promise<Row[]> {
-  const rows: Row[] = [];
+  const ones: (() => Promise<unknown>)[] = [];
   const pools: (() => Promise<unknown>)[][] = [];
-  for (const { name, makeCall } of targets) {
+  for (const { makeCall } of targets) {
     const one = await makeCall();
     await sequential(one, 200);
-    const { p50, p99 } = await sequential(one, SEQUENTIAL);
+    ones.push(one);
     const many = await Promise.all(Array.from({ length: CLIENTS }, makeCall));
     await concurrent(many, 20);
     pools.push(many);
-    rows.push({ name, p50, p99, throughput: 0, cpuUs: [] });
   }
+  const latencies = targets.map((): { p50: number; p99: number }[] => []);
+  for (let round = 0; round < ROUNDS; round++)
+    for (const [i, one] of ones.entries())
+      latencies[i]!.push(await sequential(one, Math.ceil(SEQUENTIAL / ROUNDS)));
   const samples = targets.map((): number[] => []);
   const cpu = targets.map((t) => (t.pids?.() ?? []).map(() => 0));
   for (let round = 0; round < ROUNDS; round++) {
@@ -71,11 +74,17 @@ async function measureAll(targets: Target[]): Promise<Row[]> {
     }
   }
   const calls = ROUNDS * CLIENTS * PER_CLIENT;
-  cpu.forEach((seconds, i) => (rows[i]!.cpuUs = seconds.map((s) => (s / calls) * 1e6)));
-  samples.forEach(
-    (s, i) => (rows[i]!.throughput = s.sort((a, b) => a - b)[Math.floor(s.length / 2)]!),
-  );
-  return rows;
+  return targets.map((t, i) => ({
+    name: t.name,
+    p50: median(latencies[i]!.map((l) => l.p50)),
+    p99: median(latencies[i]!.map((l) => l.p99)),
+    throughput: median(samples[i]!),
+    cpuUs: cpu[i]!.map((seconds) => (seconds / calls) * 1e6),
+  }));
+}
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 
 async function main(): Promise<void> {
@@ -286,7 +295,7 @@ async function main(): Promise<void> {
   const fmt = (n: number) => n.toFixed(3);
   const lines = [
     `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-    `Sequential: ${SEQUENTIAL} calls after 200 warm-up. Concurrent: ${CLIENTS} clients × ${PER_CLIENT} calls each, median of ${ROUNDS} interleaved rounds.`,
+    `Sequential: ${SEQUENTIAL} calls after 200 warm-up, and concurrent: ${CLIENTS} clients × ${PER_CLIENT} calls each, both in ${ROUNDS} interleaved rounds, the median kept.`,
     "",
     "| path | p50 ms | p99 ms | p50 − floor ms | calls/s (16 clients) | × floor | server CPU µs/call |",
     "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
