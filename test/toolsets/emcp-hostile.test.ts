@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATORS } from "../../src/toolsets/emcp/tools/filter-operators.js";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
 import { demoEngines } from "../helpers/emcp.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
@@ -180,21 +181,6 @@ describe("any arguments, every tool (property)", () => {
     expect((await fetch(`${broker.url}/healthz`)).status).toBe(200);
   }, 120_000);
 
-  const OPS = [
-    "=",
-    "!=",
-    ">",
-    ">=",
-    "<",
-    "<=",
-    "in",
-    "not_in",
-    "like",
-    "like-l",
-    "like-r",
-    "null",
-    "!null",
-  ];
   const operand = fc.oneof(
     fc.jsonValue({ maxDepth: 1 }),
     fc.integer({ min: -(2 ** 33), max: 2 ** 33 }),
@@ -212,7 +198,7 @@ describe("any arguments, every tool (property)", () => {
           where: fc.array(
             fc.record({
               field: fc.constantFrom("id", "templatename", "name", "category", "value", "username"),
-              op: fc.constantFrom(...OPS),
+              op: fc.constantFrom(...OPERATORS),
               value: operand,
             }),
             { maxLength: 3 },
@@ -230,7 +216,7 @@ describe("any arguments, every tool (property)", () => {
             fc.record(
               {
                 tv: fc.constantFrom("price", "color", "stock", "rating"),
-                op: fc.constantFrom(...OPS),
+                op: fc.constantFrom(...OPERATORS),
                 value: operand,
                 cast: fc.constantFrom("UNSIGNED", "SIGNED", "DECIMAL(10,2)"),
                 use_default: fc.boolean(),
