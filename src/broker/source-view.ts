@@ -23,11 +23,6 @@ export class SourceView {
     return this.mount.name;
   }
 
-  /** The path of the node it is mounted at. */
-  get path(): string {
-    return this.mount.id;
-  }
-
   serverInfo(): Implementation | undefined {
     return this.introduction.serverInfo;
   }

@@ -1,11 +1,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../../contract/log.js";
 
 export interface SessionLimits {
@@ -90,14 +86,13 @@ export class SessionBook {
     this.sessions.set(session.id, session);
     const receive = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      if (isJSONRPCRequest(message)) session.inFlight += 1;
+      if (isRequest(message)) session.inFlight += 1;
       session.lastUsed = Date.now();
       receive?.(message, extra);
     };
     const send = transport.send.bind(transport);
     transport.send = (message, options) => {
-      if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message))
-        session.inFlight = Math.max(0, session.inFlight - 1);
+      if (isResponse(message)) session.inFlight = Math.max(0, session.inFlight - 1);
       return send(message, options);
     };
   }
@@ -137,4 +132,17 @@ export class SessionBook {
     this.sessions.delete(session.id);
     void session.server.close().catch(() => undefined);
   }
+}
+
+/*
+ * The transport has parsed every message it carries: telling a request from a
+ * response needs only their keys, not the SDK's validating type guards, which
+ * parse each message (a whole result, say) once more on every hop.
+ */
+function isRequest(message: JSONRPCMessage): boolean {
+  return "method" in message && "id" in message;
+}
+
+function isResponse(message: JSONRPCMessage): boolean {
+  return !("method" in message) && "id" in message;
 }
