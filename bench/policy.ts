@@ -7,9 +7,6 @@
  * alternate between the two, medians kept: the difference is a few tens of
  * microseconds, well inside a shared machine's noise for one long run.
  */
-import { createHash } from "node:crypto";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { sha256, TokenBook } from "../src/auth/token-book.js";
 import { compose, policyLinks } from "../src/policy/chain.js";
 import type { RateLimitRule } from "../src/policy/rate-limit/index.js";
@@ -17,47 +14,21 @@ import { MemoryStore } from "../src/state/memory.js";
 import { context, textResult, toolCall } from "../test/helpers/requests.js";
 import { childPids, cpuSeconds } from "./process-cpu.js";
 import { broker, stopChildren } from "./processes.js";
-import { percentile } from "./stats.js";
+import { BENCH_TOKEN, echoConfig, withPolicy } from "./echo-configs.js";
+import { median, percentile } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_POLICY_ROUNDS ?? 15);
 const CALLS = Number(process.env.BENCH_POLICY_CALLS ?? 1000);
-const root = fileURLToPath(new URL("..", import.meta.url));
-const everything = join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-const TOKEN = "bench-token";
 
 async function main(): Promise<void> {
-  const base = {
-    tree: [
-      {
-        path: "/e",
-        source: {
-          backend: "stdio",
-          command: [process.execPath, everything, "stdio"],
-          tool_filter: ["echo"],
-        },
-      },
-    ],
-  };
-  const off = await broker(base);
-  const on = await broker({
-    ...base,
-    auth: {
-      tokens: [
-        {
-          id: "bench",
-          sha256: createHash("sha256").update(TOKEN).digest("hex"),
-          scopes: ["*:/**"],
-        },
-      ],
-    },
-    rate_limits: [{ token: "*", path: "/**", per_minute: 60_000_000, burst: 1_000_000 }],
-  });
+  const off = await broker(echoConfig);
+  const on = await broker(withPolicy("memory"));
   const body = JSON.stringify({ path: "/e/echo", args: { message: "hello" } });
   let key = 0;
   const call = async (port: number, policy: boolean) => {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (policy) {
-      headers.authorization = `Bearer ${TOKEN}`;
+      headers.authorization = `Bearer ${BENCH_TOKEN}`;
       headers["idempotency-key"] = `k-${key++}`;
     }
     const res = await fetch(`http://127.0.0.1:${port}/meta_call`, {
@@ -94,7 +65,6 @@ async function main(): Promise<void> {
       );
     }
   }
-  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   const [p50Off, p50On] = p50s.map(median) as [number, number];
   const [cpuOff, cpuOn] = cpus.map(median) as [number, number];
   console.log(
@@ -136,14 +106,14 @@ async function inProcess(): Promise<string> {
   const off = chain([]);
   const on = chain([{ token: "*", path: "/**", perMinute: 6e7, burst: 1e6 }]);
   const book = new TokenBook([
-    { id: "b", sha256: sha256(TOKEN).toString("hex"), scopes: ["*:/**"] },
+    { id: "b", sha256: sha256(BENCH_TOKEN).toString("hex"), scopes: ["*:/**"] },
   ]);
   let key = 0;
   const perCall = async (policy: boolean, n: number) => {
     const started = performance.now();
     for (let i = 0; i < n; i++) {
       const ctx = policy ? context({ idempotencyKey: `k-${key++}` }) : context();
-      if (policy) book.authenticate(TOKEN);
+      if (policy) book.authenticate(BENCH_TOKEN);
       await (policy ? on : off)(toolCall({ message: "hello" }, { ctx }));
     }
     return ((performance.now() - started) / n) * 1000;
@@ -155,7 +125,6 @@ async function inProcess(): Promise<string> {
     onUs.push(await perCall(true, 5000));
   }
   await store.close();
-  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   return `In process, the chain alone (token check, ${ROUNDS} rounds of 5000 calls, medians): ${median(offUs).toFixed(1)} µs a call with nothing configured, ${median(onUs).toFixed(1)} µs with a token, a rate limit and an idempotency key.`;
 }
 

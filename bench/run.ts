@@ -6,7 +6,6 @@
  * and flat mode for the demo config. Prints a Markdown report.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
@@ -17,14 +16,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { broker, freePort, start, startOnPort, stopChildren } from "./processes.js";
 import { childPids, cpuSeconds, descendantPids } from "./process-cpu.js";
 import { rawToolCaller } from "./raw-mcp-client.js";
-import { concurrent, sequential } from "./stats.js";
+import { BENCH_TOKEN, echoConfig, everything, withPolicy } from "./echo-configs.js";
+import { concurrent, median, sequential } from "./stats.js";
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const CLIENTS = 16;
 const PER_CLIENT = Number(process.env.BENCH_PER_CLIENT ?? 250);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const root = fileURLToPath(new URL("..", import.meta.url));
-const everything = join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 
 async function httpClient(port: number, path: string): Promise<Client> {
   const client = new Client({ name: "bench", version: "1" });
@@ -83,43 +82,9 @@ async function measureAll(targets: Target[]): Promise<Row[]> {
   }));
 }
 
-function median(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-}
-
 async function main(): Promise<void> {
   const args = { message: "hello" };
-  const echoConfig = {
-    expose: "flat",
-    tree: [
-      {
-        path: "/e",
-        source: {
-          backend: "stdio",
-          command: [process.execPath, everything, "stdio"],
-          tool_filter: ["echo"],
-        },
-      },
-    ],
-  };
   const brokerProcess = await broker(echoConfig);
-  // The same broker with the policy that costs something per call: a token, a rate limit
-  // and an idempotency key on every call, with the state in memory and in Redis.
-  const benchToken = "bench-token";
-  const withPolicy = (state: string) => ({
-    ...echoConfig,
-    state,
-    auth: {
-      tokens: [
-        {
-          id: "bench",
-          sha256: createHash("sha256").update(benchToken).digest("hex"),
-          scopes: ["*:/**"],
-        },
-      ],
-    },
-    rate_limits: [{ token: "*", path: "/**", per_minute: 60_000_000, burst: 1_000_000 }],
-  });
   const policyMemory = await broker(withPolicy("memory"));
   const redisUp = await fetch("http://127.0.0.1:6379").then(
     () => true,
@@ -139,7 +104,7 @@ async function main(): Promise<void> {
       return async () => {
         const headers: Record<string, string> = { "content-type": "application/json" };
         if (policy) {
-          headers.authorization = `Bearer ${benchToken}`;
+          headers.authorization = `Bearer ${BENCH_TOKEN}`;
           headers["idempotency-key"] = `bench-${process.pid}-${idempotencyKeys++}`;
         }
         const res = await fetch(`http://127.0.0.1:${port}/meta_call`, {

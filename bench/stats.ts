@@ -10,6 +10,11 @@ export function percentile(sortedMs: number[], p: number): number {
   return sortedMs[Math.min(sortedMs.length - 1, Math.floor((p / 100) * sortedMs.length))]!;
 }
 
+/** The middle value: what several rounds on a noisy machine agree on. */
+export function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
 /** Runs `call` `count` times one after another; p50 and p99 in ms. */
 export async function sequential(
   call: () => Promise<unknown>,
