@@ -117,13 +117,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }),
   );
   app.get("/healthz", (c) => {
-    const principal = c.get("principal");
-    if (!allows(principal, "admin", "/healthz")) {
-      throw new BrokerError(
-        "forbidden",
-        `token "${principal.id}" may not read the details of /healthz: it needs an admin scope (without credentials, /healthz says up or down)`,
-      );
-    }
+    needsAdmin(
+      c.get("principal"),
+      "/healthz",
+      "the details of /healthz",
+      " (without credentials, /healthz says up or down)",
+    );
     const { ok, sources } = broker.health();
     const details = Object.fromEntries(
       Object.entries(sources).map(([id, s]) => [
@@ -140,13 +139,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return c.json({ ok, sources: details }, ok ? 200 : 503);
   });
   app.get("/metrics", async (c) => {
-    const principal = c.get("principal");
-    if (!allows(principal, "admin", "/metrics")) {
-      throw new BrokerError(
-        "forbidden",
-        `token "${principal.id}" may not read /metrics: it needs an admin scope`,
-      );
-    }
+    needsAdmin(c.get("principal"), "/metrics", "/metrics");
     return c.body(await broker.metrics.registry.metrics(), 200, {
       "content-type": broker.metrics.registry.contentType,
     });
@@ -182,4 +175,14 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       await Promise.all([sessions, ...sourceSessions.values()].map((s) => s.closeAll()));
     },
   };
+}
+
+/** Refuses a principal without an `admin` scope on `path`, saying what it may not read. */
+function needsAdmin(principal: Principal, path: string, what: string, hint = ""): void {
+  if (!allows(principal, "admin", path)) {
+    throw new BrokerError(
+      "forbidden",
+      `token "${principal.id}" may not read ${what}: it needs an admin scope${hint}`,
+    );
+  }
 }
