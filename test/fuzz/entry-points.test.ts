@@ -6,7 +6,7 @@ import { parseConfig } from "../../src/config/load.js";
 import { ConfigSchema } from "../../src/sources/kinds.js";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
-import { postMcp } from "../helpers/mcp-client.js";
+import { openRawSession, postMcp } from "../helpers/mcp-client.js";
 
 /**
  * Arbitrary JSON and arbitrary text at every entry point. The invariant: a
@@ -108,33 +108,6 @@ describe("MCP JSON-RPC", () => {
       .map((m) => JSON.stringify({ jsonrpc: "2.0", ...m })),
   );
 
-  /** A session on an endpoint, opened the way a client does. */
-  async function session(endpoint: string): Promise<Record<string, string>> {
-    const res = await postMcp(`${broker.url}${endpoint}`, {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "fuzz", version: "1" },
-      },
-    });
-    await res.text();
-    const headers = {
-      "mcp-session-id": res.headers.get("mcp-session-id")!,
-      "mcp-protocol-version": "2025-11-25",
-    };
-    await (
-      await postMcp(
-        `${broker.url}${endpoint}`,
-        { jsonrpc: "2.0", method: "notifications/initialized" },
-        headers,
-      )
-    ).text();
-    return headers;
-  }
-
   /** The JSON-RPC messages in an answer, plain JSON or server-sent events. */
   function messages(body: string): { error?: { code: number; message: string } }[] {
     const trimmed = body.trim();
@@ -149,7 +122,7 @@ describe("MCP JSON-RPC", () => {
   it.each(["/mcp", "/mcp/fx"])(
     "%s answers anything without an internal error",
     async (endpoint) => {
-      const headers = await session(endpoint);
+      const headers = await openRawSession(`${broker.url}${endpoint}`);
       await fc.assert(
         fc.asyncProperty(message, async (raw) => {
           const res = await postMcp(`${broker.url}${endpoint}`, raw, headers);

@@ -52,3 +52,29 @@ export function postMcp(
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
 }
+
+/** The `initialize` request a 2025-11-25 client sends first. */
+export const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "test-client", version: "1.0.0" },
+  },
+};
+
+/** A session opened with raw posts, as a client does it: the headers of its later requests. */
+export async function openRawSession(url: string): Promise<Record<string, string>> {
+  const res = await postMcp(url, INITIALIZE);
+  await res.text();
+  const headers = {
+    "mcp-session-id": res.headers.get("mcp-session-id")!,
+    "mcp-protocol-version": "2025-11-25",
+  };
+  await (
+    await postMcp(url, { jsonrpc: "2.0", method: "notifications/initialized" }, headers)
+  ).text();
+  return headers;
+}

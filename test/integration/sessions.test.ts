@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
-import { connectHttp, postMcp } from "../helpers/mcp-client.js";
+import { connectHttp, INITIALIZE, postMcp } from "../helpers/mcp-client.js";
 
 const brokers: TestBroker[] = [];
 afterEach(async () => {
@@ -15,17 +15,6 @@ async function brokerWith(sessions: { max?: number; idle_timeout_s?: number }) {
   brokers.push(broker);
   return broker;
 }
-
-const INITIALIZE = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "t", version: "1" },
-  },
-};
 
 /** Opens a session with a raw initialize; its id, or the refusal. */
 async function open(url: string): Promise<{ status: number; id: string | null; body: string }> {
