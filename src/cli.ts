@@ -10,7 +10,7 @@ import { createLogger, LOG_LEVELS, type Logger } from "./contract/log.js";
 import { packageVersion } from "./contract/version.js";
 import { ConfigError } from "./config/errors.js";
 import { loadConfig } from "./config/load.js";
-import { checkConfig } from "./broker/check-config.js";
+import { skeletonWithRegistry } from "./broker/registry-tree.js";
 import { ConfigSchema } from "./sources/kinds.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { createMcpServer } from "./frontends/mcp/create-server.js";
@@ -186,7 +186,11 @@ program
   .description("validate a config file without starting anything")
   .argument("<config>", "the JSON config file")
   .action(async (configFile: string) => {
-    const skeleton = checkConfig(await loadConfig(configFile, ConfigSchema), configFile);
+    const skeleton = skeletonWithRegistry(
+      await loadConfig(configFile, ConfigSchema),
+      [],
+      configFile,
+    );
     process.stdout.write(
       `${configFile}: valid (${skeleton.nodes.size} nodes, ${skeleton.mounts.length} sources)\n`,
     );

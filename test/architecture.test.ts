@@ -16,6 +16,7 @@ const RANK: Record<string, number> = {
   output: 2,
   policy: 3,
   toolsets: 3,
+  registry: 3,
   sources: 4,
   broker: 5,
   frontends: 6,

@@ -15,9 +15,14 @@ import { buildTree } from "../tree/build-tree.js";
 import type { Skeleton } from "../tree/skeleton.js";
 import type { ToolEntry, Tree } from "../tree/tree.js";
 import { AuditSink } from "./audit-sink.js";
-import { checkConfig } from "./check-config.js";
+import { ToolRegistry } from "../registry/tool-registry.js";
+import type { ToolHealth } from "../registry/service-runtime.js";
+import { DEFAULT_ALLOWED_HOSTS } from "../registry/host-allowlist.js";
 import { dispatch } from "./dispatch.js";
+import { forbidden } from "./forbidden.js";
 import { BrokerMetrics } from "./metrics.js";
+import { RegistryDesk } from "./registry-desk.js";
+import { DEFAULT_REGISTRY_MOUNT, skeletonWithRegistry } from "./registry-tree.js";
 import { SourcePool } from "./source-pool.js";
 import { SourceView } from "./source-view.js";
 import { describeEntry, listChildren, type EntryDescription, type NodeListing } from "./views.js";
@@ -50,7 +55,10 @@ export interface CallOutput {
 export class Broker {
   private current!: Tree;
   private skeleton!: Skeleton;
-  private readonly sources: SourcePool;
+  private sources!: SourcePool;
+  private toolRegistry: ToolRegistry | undefined;
+  /** Changes of the tree (a reload, a registration) one after the other. */
+  private applying: Promise<void> = Promise.resolve();
   private readonly treeListeners = new Set<() => void>();
   private readonly sourceListeners = new Set<(source: string, event: SourceEvent) => void>();
   private invoke!: Next;
@@ -58,6 +66,8 @@ export class Broker {
   private auditSink: AuditSink | undefined;
   private rebuildQueued = false;
   readonly metrics: BrokerMetrics;
+  /** The tool registry of `/rpc`, under the broker's scopes. */
+  registry!: RegistryDesk;
   /** Where frontends log what must not go on the wire: internal errors, refused tokens. */
   readonly log: Logger;
 
@@ -66,24 +76,48 @@ export class Broker {
     private readonly options: BrokerOptions,
   ) {
     this.log = options.log;
-    this.metrics = new BrokerMetrics(() => this.health().sources);
-    this.sources = new SourcePool(
-      options.log,
-      () => this.queueRebuild(),
-      (source, event) => this.emitSourceEvent(source, event),
+    this.metrics = new BrokerMetrics(
+      () => this.health().sources,
+      () => this.health().registry,
     );
   }
 
-  /** Opens the state store, starts every source in parallel and builds the first tree. */
+  /**
+   * Opens the state store and the registry in it, starts every source in
+   * parallel and builds the first tree.
+   */
   static async start(config: Config, options: BrokerOptions): Promise<Broker> {
     const broker = new Broker(config, options);
-    broker.skeleton = checkConfig(config);
+    // Checked before anything is opened: a config that cannot work fails at once.
+    skeletonWithRegistry(config, []);
     try {
       broker.store = await openStore(config.state ?? "memory");
+      const registry = await ToolRegistry.open({
+        store: broker.store,
+        log: options.log,
+        healthCheckIntervalS: config.registry?.health_check_interval_s ?? 60,
+        allowedHosts: config.registry?.allowed_hosts ?? DEFAULT_ALLOWED_HOSTS,
+        maxResponseBytes: config.registry?.max_response_bytes ?? 10 * 1024 * 1024,
+        syncIntervalMs: 1000,
+      });
+      broker.toolRegistry = registry;
+      broker.registry = new RegistryDesk(registry, {
+        mount: () => broker.config.registry?.mount ?? DEFAULT_REGISTRY_MOUNT,
+        fits: (tools) => skeletonWithRegistry(broker.config, tools),
+        settled: () => broker.applying,
+      });
+      broker.sources = new SourcePool(
+        options.log,
+        registry,
+        () => broker.queueRebuild(),
+        (source, event) => broker.emitSourceEvent(source, event),
+      );
+      broker.skeleton = skeletonWithRegistry(config, registry.tools());
       broker.auditSink = new AuditSink(options.log, broker.metrics, config.audit?.file);
       broker.invoke = broker.chain(config);
       await broker.sources.start(broker.skeleton.mounts, options.ignoreBroken === true);
       await broker.rebuild(true);
+      registry.onChange(() => broker.queueApply());
     } catch (err) {
       await broker.close();
       throw err;
@@ -215,9 +249,22 @@ export class Broker {
     return this.sources.endSession(session);
   }
 
-  health(): { ok: boolean; sources: Record<string, SourceStatus> } {
+  /**
+   * Each source's state, and each registered tool's health here; `ok` is
+   * whether every source is up (a registered service being down is its own
+   * affair, not the broker's).
+   */
+  health(): {
+    ok: boolean;
+    sources: Record<string, SourceStatus>;
+    registry: Record<string, ToolHealth>;
+  } {
     const sources = this.sources.statuses();
-    return { ok: Object.values(sources).every((s) => s.up), sources };
+    return {
+      ok: Object.values(sources).every((s) => s.up),
+      sources,
+      registry: this.registry.health(),
+    };
   }
 
   /** What any source raises on its own, with the source's name; survives reloads. */
@@ -234,23 +281,54 @@ export class Broker {
 
   /** Applies a new config: sources whose definition changed are restarted, others kept. */
   async reload(config: Config): Promise<void> {
-    const skeleton = checkConfig(config);
-    const { toStart, kept, stopped } = await this.sources.retain(skeleton.mounts);
-    if ((config.state ?? "memory") !== (this.config.state ?? "memory")) {
-      this.options.log.warn("a change of state takes a restart; the running store stays in use");
-    }
-    this.config = config;
-    this.skeleton = skeleton;
-    this.invoke = this.chain(config);
-    await this.sources.start(toStart, true);
-    await this.rebuild(false);
-    this.options.log.info({ kept, started: toStart.length, stopped }, "config reloaded");
+    const run = this.applying.then(async () => {
+      const was = restartOnly(this.config);
+      const counts = await this.apply(config, true);
+      const now = restartOnly(config);
+      for (const setting of Object.keys(now)) {
+        if (JSON.stringify(was[setting]) === JSON.stringify(now[setting])) continue;
+        this.options.log.warn(
+          { setting },
+          "a change of this setting takes a restart; the running value stays in use",
+        );
+      }
+      this.options.log.info(counts, "config reloaded");
+    });
+    this.applying = run.catch(() => undefined);
+    await run;
   }
 
   async close(): Promise<void> {
-    await this.sources.close();
+    this.toolRegistry?.close();
+    await this.sources?.close();
     await this.store?.close();
     await this.auditSink?.close();
+  }
+
+  /** Mounts and unmounts registered tools after a registration, here or on another instance. */
+  private queueApply(): void {
+    this.applying = this.applying
+      .then(() => this.apply(this.config, false))
+      .then(
+        (counts) => this.options.log.debug(counts, "registered tools applied to the tree"),
+        (err: Error) =>
+          this.options.log.error({ err: err.message }, "applying the registry to the tree failed"),
+      );
+  }
+
+  /** The tree for a config and the registered tools: changed sources restarted, others kept. */
+  private async apply(
+    config: Config,
+    newChain: boolean,
+  ): Promise<{ kept: number; started: number; stopped: number }> {
+    const skeleton = skeletonWithRegistry(config, this.toolRegistry!.tools());
+    const { toStart, kept, stopped } = await this.sources.retain(skeleton.mounts);
+    this.config = config;
+    this.skeleton = skeleton;
+    if (newChain) this.invoke = this.chain(config);
+    await this.sources.start(toStart, true);
+    await this.rebuild(false);
+    return { kept, started: toStart.length, stopped };
   }
 
   /** The policy chain for a config, around the call to the source. */
@@ -332,13 +410,12 @@ export class Broker {
   }
 }
 
-function forbidden(principal: Principal, action: ScopeAction, path: string): BrokerError {
-  return new BrokerError(
-    "forbidden",
-    `token "${principal.id}" may not ${action} ${path}: no ${action} scope reaches it`,
-    {
-      path,
-      token: principal.id,
-    },
-  );
+/** The settings only a restart applies, by name. */
+function restartOnly(config: Config): Record<string, unknown> {
+  return {
+    state: config.state ?? "memory",
+    "registry.allowed_hosts": config.registry?.allowed_hosts,
+    "registry.health_check_interval_s": config.registry?.health_check_interval_s,
+    "registry.max_response_bytes": config.registry?.max_response_bytes,
+  };
 }

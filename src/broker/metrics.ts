@@ -1,12 +1,16 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { SourceState, SourceStatus } from "../contract/router.js";
+import type { ToolHealth } from "../registry/service-runtime.js";
+import { TOOL_STATUSES } from "../registry/tool-definition.js";
 
 const STATES: readonly SourceState[] = ["starting", "up", "restarting", "failed"];
+const BREAKER_STATES = ["closed", "open", "half_open"] as const;
 
 /**
  * The broker's Prometheus metrics, in a registry of its own (several brokers
  * in one process, as in tests, do not mix): requests and their outcomes,
- * tool call latency, each source's state, refused tokens and open sessions.
+ * tool call latency, each source's state, each registered tool's status and
+ * breaker, refused tokens and open sessions.
  */
 export class BrokerMetrics {
   readonly registry = new Registry();
@@ -37,7 +41,10 @@ export class BrokerMetrics {
   });
   private readonly sessionCounts = new Map<string, () => number>();
 
-  constructor(sources: () => Record<string, SourceStatus>) {
+  constructor(
+    sources: () => Record<string, SourceStatus>,
+    registry: () => Record<string, ToolHealth>,
+  ) {
     const perSource = (
       name: string,
       help: string,
@@ -77,6 +84,30 @@ export class BrokerMetrics {
         this.reset();
         for (const [source, status] of Object.entries(sources()))
           for (const state of STATES) this.set({ source, state }, status.state === state ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "mcp_broker_registry_tool_status",
+      help: "1 for the status a registered tool has here (AVAILABLE, UNAVAILABLE, MAINTENANCE), 0 for the others.",
+      labelNames: ["tool", "status"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [tool, health] of Object.entries(registry()))
+          for (const status of TOOL_STATUSES)
+            this.set({ tool, status }, health.status === status ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "mcp_broker_registry_breaker_state",
+      help: "1 for the state of a registered tool's circuit breaker here (closed, open, half_open), 0 for the others.",
+      labelNames: ["tool", "state"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [tool, health] of Object.entries(registry()))
+          for (const state of BREAKER_STATES)
+            this.set({ tool, state }, health.breaker === state ? 1 : 0);
       },
     });
     const sessions = this.sessionCounts;

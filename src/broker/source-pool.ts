@@ -1,6 +1,7 @@
 import { BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
 import type { Router, SourceEvent, SourceStatus } from "../contract/router.js";
+import type { ToolRegistry } from "../registry/tool-registry.js";
 import type { AnySourceKind } from "../sources/kind.js";
 import { kindOf } from "../sources/kinds.js";
 import type { Mount } from "../tree/skeleton.js";
@@ -25,6 +26,7 @@ export class SourcePool {
 
   constructor(
     private readonly log: Logger,
+    private readonly registry: ToolRegistry,
     private readonly onToolsChanged: () => void,
     private readonly emit: (source: string, event: SourceEvent) => void,
   ) {}
@@ -36,7 +38,11 @@ export class SourcePool {
   async start(mounts: readonly Mount[], tolerate: boolean): Promise<void> {
     const started = mounts.map((mount) => {
       const kind = kindOf(mount.source.backend);
-      const router = kind.create(mount.source, { id: mount.id, log: this.log });
+      const router = kind.create(mount.source, {
+        id: mount.id,
+        log: this.log,
+        registry: this.registry,
+      });
       const supervisor = new Supervisor(mount.id, router, this.log, this.onToolsChanged);
       const offChange =
         router.onChange?.((what) => {

@@ -157,6 +157,39 @@ const SessionsSchema = z
   })
   .describe("Streamable HTTP sessions of /mcp and /mcp/<name>: bounded, so memory is.");
 
+const RegistrySchema = z
+  .strictObject({
+    mount: z
+      .string()
+      .regex(
+        /^(\/[A-Za-z0-9_.-]+)+$/,
+        'an absolute path of one or more segments, such as "/registry"',
+      )
+      .optional()
+      .describe(
+        'Where registered tools appear in the tree, as <mount>/<tool>/<function>; default "/registry".',
+      ),
+    health_check_interval_s: z
+      .int()
+      .min(1)
+      .max(86_400)
+      .optional()
+      .describe("Seconds between health checks of each registered service; default 60."),
+    allowed_hosts: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe(
+        'Where registered services may be: host names (globs such as "*.svc.internal"), addresses, CIDR networks, or "*". Default: loopback only (localhost, 127.0.0.0/8, ::1).',
+      ),
+    max_response_bytes: z
+      .int()
+      .positive()
+      .optional()
+      .describe("The largest answer read from a registered service; default 10485760 (10 MiB)."),
+  })
+  .describe("The tool registry of /rpc (tools/register, tools/call, health/check).");
+
 /** The whole config, around the `source` schemas of the kinds there are. */
 export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]) {
   const node = nodeSchema(z.discriminatedUnion("backend", sources));
@@ -191,7 +224,9 @@ export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]
         'expected "memory", "sqlite:PATH" or a redis:// URL',
       )
       .optional()
-      .describe("Where idempotency records and rate-limit buckets live; default memory."),
+      .describe(
+        "Where idempotency records, rate-limit buckets and the tool registry live; default memory.",
+      ),
     redact: z
       .array(z.string().min(1))
       .optional()
@@ -224,6 +259,7 @@ export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]
       })
       .optional(),
     sessions: SessionsSchema.optional(),
+    registry: RegistrySchema.optional(),
   });
 }
 

@@ -53,6 +53,13 @@ export interface CallContext {
   notify?(n: ServerNotification): void;
   /** The client session the call came from: a shared backend's requests go back to it only. */
   readonly session?: string;
+  /** The caller's id for this call (the registry's `call_id`), passed to backends that take one. */
+  readonly callId?: string | undefined;
+  /**
+   * A timeout the caller asked for (the registry's `timeout`), in place of
+   * the one in force at the path.
+   */
+  readonly timeoutMs?: number | undefined;
   /** From `Idempotency-Key` or `_meta.idempotencyKey`: a repeat returns the first result. */
   readonly idempotencyKey?: string | undefined;
 }

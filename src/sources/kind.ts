@@ -2,12 +2,15 @@ import type { SourceConfig, SourceSchema } from "../config/schema.js";
 import type { ErrorProfile } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
 import type { Router } from "../contract/router.js";
+import type { ToolRegistry } from "../registry/tool-registry.js";
 
 /** What a source is given besides its config. */
 export interface SourceEnv {
   /** The path of the node it is mounted at: its name in messages and logs. */
   readonly id: string;
   readonly log: Logger;
+  /** The broker's registry of tool services, which the `registry` kind serves. */
+  readonly registry: ToolRegistry;
 }
 
 /**

@@ -4,10 +4,18 @@ import { commandKind } from "./command/index.js";
 import { emcpKind } from "./emcp/index.js";
 import type { AnySourceKind } from "./kind.js";
 import { httpKind, stdioKind } from "./mcp/index.js";
+import { registryKind } from "./registry/index.js";
 import { wasmKind } from "./wasm/index.js";
 
 /** Every kind of source there is. A new kind: its folder under sources/, and one entry here. */
-export const SOURCE_KINDS = [stdioKind, httpKind, emcpKind, commandKind, wasmKind] as const;
+export const SOURCE_KINDS = [
+  stdioKind,
+  httpKind,
+  emcpKind,
+  commandKind,
+  wasmKind,
+  registryKind,
+] as const;
 
 /** The config format, with the `source` of every kind. */
 export const ConfigSchema = (([first, ...rest]) =>

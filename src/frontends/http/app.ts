@@ -13,6 +13,7 @@ import { DEFAULT_SESSION_LIMITS, SessionBook, type SessionLimits } from "../mcp/
 import { StatelessHttp } from "../mcp/stateless-http.js";
 import { createSourceServer } from "../mcp/source-server.js";
 import { metaRoutes } from "../rest/meta-routes.js";
+import { rpcRoutes } from "../rpc/rpc-route.js";
 import { REST_STATUS } from "../rest/status.js";
 import { allows } from "../../auth/scopes.js";
 import type { TokenBook } from "../../auth/token-book.js";
@@ -76,7 +77,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       {
         error: {
           kind: "not_found",
-          message: `no endpoint ${c.req.method} ${c.req.path}; the endpoints are POST /meta_tree, /meta_desc, /meta_call, /mcp, /mcp/<source> and GET /healthz`,
+          message: `no endpoint ${c.req.method} ${c.req.path}; the endpoints are POST /meta_tree, /meta_desc, /meta_call, /rpc, /mcp, /mcp/<source> and GET /healthz`,
         },
       },
       404,
@@ -123,7 +124,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       "the details of /healthz",
       " (without credentials, /healthz says up or down)",
     );
-    const { ok, sources } = broker.health();
+    const { ok, sources, registry } = broker.health();
     const details = Object.fromEntries(
       Object.entries(sources).map(([id, s]) => [
         id,
@@ -136,7 +137,17 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         },
       ]),
     );
-    return c.json({ ok, sources: details }, ok ? 200 : 503);
+    const registered = Object.fromEntries(
+      Object.entries(registry).map(([tool, h]) => [
+        tool,
+        {
+          status: h.status,
+          breaker: h.breaker,
+          ...(h.lastError === undefined ? {} : { last_error: h.lastError }),
+        },
+      ]),
+    );
+    return c.json({ ok, sources: details, registry: registered }, ok ? 200 : 503);
   });
   app.get("/metrics", async (c) => {
     needsAdmin(c.get("principal"), "/metrics", "/metrics");
@@ -145,6 +156,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   });
   app.route("/", metaRoutes(broker));
+  app.route("/", rpcRoutes(broker));
   app.all("/mcp", (c) => sessions.handle(c.req.raw, c.get("principal")));
   app.all("/mcp/:name", (c) => {
     const name = c.req.param("name") ?? "";

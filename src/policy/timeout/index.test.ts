@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Request } from "../link.js";
-import { sourceRequest, textResult, toolCall } from "../../../test/helpers/requests.js";
+import { context, sourceRequest, textResult, toolCall } from "../../../test/helpers/requests.js";
 import { timeout } from "./index.js";
 
 /** A source that answers only when its signal is aborted, and says so. */
@@ -43,5 +43,16 @@ describe("timeout", () => {
       return textResult("ok");
     });
     expect(deadline).toBeLessThanOrEqual(Date.now() + 1000);
+  });
+
+  it("uses the timeout the caller asked for in place of the path's, and says so", async () => {
+    const { next } = hanging();
+    const started = Date.now();
+    const call = toolCall({}, { timeoutMs: 60_000, ctx: context({ timeoutMs: 50 }) });
+    await expect(timeout()(call, next)).rejects.toMatchObject({
+      kind: "timeout",
+      message: expect.stringContaining("did not finish within the timeout asked for of 0.05 s"),
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -4,7 +4,8 @@ import type { Link } from "../link.js";
 /**
  * Gives each request the timeout in force at its path (a tool's `timeout`
  * from `tool_overrides`, else `limits.timeout_s` of the nearest node, else the
- * config default): when it passes, the request's signal is aborted, so the
+ * config default), or the one its caller asked for (the registry's
+ * `timeout`): when it passes, the request's signal is aborted, so the
  * source cancels it at the backend, and the caller gets a `timeout` error
  * naming the limit, even if the source does not stop.
  *
@@ -13,7 +14,8 @@ import type { Link } from "../link.js";
  */
 export function timeout(): Link {
   return async function timeoutLink(request, next) {
-    const ms = request.timeoutMs;
+    const asked = request.ctx.timeoutMs;
+    const ms = asked ?? request.timeoutMs;
     const controller = new AbortController();
     const onOuterAbort = () => controller.abort(request.ctx.signal.reason);
     request.ctx.signal.addEventListener("abort", onOuterAbort, { once: true });
@@ -25,12 +27,14 @@ export function timeout(): Link {
         const what =
           request.kind === "tools/call" ? request.path : `${request.kind} at ${request.path}`;
         const setting =
-          request.kind === "tools/call"
-            ? '"timeout" in tool_overrides'
-            : "limits.timeout_s of the node";
+          asked !== undefined
+            ? "the timeout of the request"
+            : request.kind === "tools/call"
+              ? '"timeout" in tool_overrides'
+              : "limits.timeout_s of the node";
         const error = new BrokerError(
           "timeout",
-          `${what} did not finish within its timeout of ${ms / 1000} s; it was cancelled (raise ${setting} if it needs longer)`,
+          `${what} did not finish within ${asked !== undefined ? "the timeout asked for" : "its timeout"} of ${ms / 1000} s; it was cancelled (raise ${setting} if it needs longer)`,
           { path: request.path, timeout_s: ms / 1000 },
         );
         // Settled first, so the caller gets this whatever the source throws once aborted.

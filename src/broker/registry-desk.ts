@@ -1,0 +1,185 @@
+import { allows, reaches } from "../auth/scopes.js";
+import { ConfigError } from "../config/errors.js";
+import { BrokerError } from "../contract/errors.js";
+import type { Principal } from "../contract/router.js";
+import type { RegisteredTool } from "../registry/catalog.js";
+import type { ToolHealth } from "../registry/service-runtime.js";
+import type { RegisterAnswer, ToolRegistry } from "../registry/tool-registry.js";
+import type { ToolDefinition } from "../registry/tool-definition.js";
+import { joinPath } from "../tree/path.js";
+import { forbidden } from "./forbidden.js";
+
+/** What the desk needs of the broker around it. */
+export interface RegistryHost {
+  /** The registry's node in the tree. */
+  mount(): string;
+  /** Throws when the tree could not take these registered tools (a name clash). */
+  fits(tools: readonly RegisteredTool[]): void;
+  /** Resolves once the tree shows the registry's last change. */
+  settled(): Promise<void>;
+}
+
+/** A registered tool as `tools/list` shows it. */
+export interface ListedTool {
+  readonly tool_id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly category: string;
+  readonly version: string | null;
+  readonly path: string;
+  readonly registered_at: string;
+  readonly functions: { name: string; description: string }[];
+  readonly status: ToolHealth["status"];
+  readonly health: {
+    breaker: ToolHealth["breaker"];
+    healthy: boolean | null;
+    last_check_at: string | null;
+    response_time_ms: number | null;
+    last_error: string | null;
+  };
+}
+
+/** The answer to `health/check` (seed 001), with the tool's id and breaker beside it. */
+export interface HealthAnswer {
+  readonly status: "healthy" | "unhealthy" | "maintenance";
+  readonly response_time_ms: number | null;
+  readonly version: string | null;
+  readonly capabilities: string[];
+  readonly last_error: string | null;
+  readonly tool_id: string;
+  readonly breaker: ToolHealth["breaker"];
+}
+
+/**
+ * The registry as the frontends reach it, under the broker's scopes:
+ * `register:` on `<mount>/<tool>` to register and unregister, `describe:`
+ * to list and check. Every change is in the tree before its answer goes out.
+ */
+export class RegistryDesk {
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly host: RegistryHost,
+  ) {}
+
+  async register(input: unknown, principal: Principal): Promise<RegisterAnswer> {
+    const mount = this.host.mount();
+    if (!reaches(principal, "register", mount)) throw forbidden(principal, "register", mount);
+    const definition = await this.registry.validate(input);
+    const path = joinPath(mount, definition.name);
+    if (!allows(principal, "register", path)) throw forbidden(principal, "register", path);
+    this.mayMount(definition);
+    const answer = await this.registry.register(definition);
+    await this.host.settled();
+    return answer;
+  }
+
+  async unregister(
+    name: string,
+    principal: Principal,
+  ): Promise<{ tool_id: string; status: "unregistered" }> {
+    const path = joinPath(this.host.mount(), name);
+    if (!allows(principal, "register", path)) throw forbidden(principal, "register", path);
+    const removed = await this.registry.unregister(name);
+    await this.host.settled();
+    return { tool_id: removed.toolId, status: "unregistered" };
+  }
+
+  /** The registered tools the caller may describe, with their health here. */
+  list(principal: Principal): ListedTool[] {
+    return this.registry
+      .runtimesByName()
+      .map((runtime) => ({ runtime, path: joinPath(this.host.mount(), runtime.name) }))
+      .filter(({ path }) => reaches(principal, "describe", path))
+      .map(({ runtime, path }) => {
+        const { definition, toolId, registeredAt } = runtime.tool;
+        const health = runtime.health();
+        return {
+          tool_id: toolId,
+          name: definition.name,
+          description: definition.description,
+          category: definition.category,
+          version: definition.version ?? null,
+          path,
+          registered_at: registeredAt,
+          functions: definition.functions.map((f) => ({
+            name: f.name,
+            description: f.description,
+          })),
+          status: health.status,
+          health: {
+            breaker: health.breaker,
+            healthy: health.healthy ?? null,
+            last_check_at: health.lastCheckAt ?? null,
+            response_time_ms: health.responseTimeMs ?? null,
+            last_error: health.lastError ?? null,
+          },
+        };
+      });
+  }
+
+  /** Checks a service now (unless its breaker is open) and says how it is. */
+  async check(name: string, principal: Principal): Promise<HealthAnswer> {
+    const path = joinPath(this.host.mount(), name);
+    if (!reaches(principal, "describe", path)) throw forbidden(principal, "describe", path);
+    const runtime = await this.registry.find(name);
+    const found = await runtime.check();
+    return {
+      status:
+        found.status === "MAINTENANCE"
+          ? "maintenance"
+          : found.status === "AVAILABLE" && found.healthy !== false
+            ? "healthy"
+            : "unhealthy",
+      response_time_ms: found.responseTimeMs ?? null,
+      version: found.version ?? runtime.tool.definition.version ?? null,
+      capabilities: found.capabilities,
+      last_error: found.lastError ?? null,
+      tool_id: runtime.tool.toolId,
+      breaker: found.breaker,
+    };
+  }
+
+  /**
+   * The tree path of a registered tool's function: `not_found` naming the
+   * tool (when none is registered by that name) or the function (with
+   * `details.function`), so the registry's -32002 and -32003 can be told apart.
+   */
+  async functionPath(tool: string, functionName: string): Promise<string> {
+    const runtime = await this.registry.find(tool);
+    const names = runtime.tool.definition.functions.map((f) => f.name);
+    if (!names.includes(functionName)) {
+      throw new BrokerError(
+        "not_found",
+        `tool ${tool} has no function "${functionName}"; its functions are ${names.join(", ")}`,
+        { tool, function: functionName },
+      );
+    }
+    await this.host.settled();
+    return joinPath(joinPath(this.host.mount(), tool), functionName);
+  }
+
+  /** Each registered tool's health here, for `/healthz` and `/metrics`. */
+  health(): Record<string, ToolHealth> {
+    return Object.fromEntries(this.registry.runtimesByName().map((r) => [r.name, r.health()]));
+  }
+
+  private mayMount(definition: ToolDefinition): void {
+    const others = this.registry.tools().filter((t) => t.definition.name !== definition.name);
+    const candidate: RegisteredTool = {
+      toolId: `${definition.name}_v0`,
+      version: 0,
+      definition,
+      registeredAt: new Date().toISOString(),
+    };
+    try {
+      this.host.fits([...others, candidate]);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      throw new BrokerError(
+        "invalid_params",
+        `tool ${definition.name} cannot be mounted in the tree: ${err.problems.join("; ")}`,
+        { problems: err.problems },
+      );
+    }
+  }
+}

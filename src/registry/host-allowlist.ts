@@ -1,0 +1,123 @@
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import ipaddr from "ipaddr.js";
+import picomatch from "picomatch";
+
+/** Loopback only: a registered service runs beside the broker unless the operator says otherwise. */
+export const DEFAULT_ALLOWED_HOSTS = ["localhost", "127.0.0.0/8", "::1/128"] as const;
+
+type Network = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/**
+ * Where the broker may send requests to registered services (SSRF guard):
+ * host names (globs such as `*.svc.internal`), addresses, networks in CIDR
+ * notation, or `*` for anywhere. A name on the list may resolve to anything;
+ * any other name is allowed only if every address it resolves to lies in a
+ * listed network, checked when the connection is made, so a DNS answer that
+ * changes after registration cannot lead the broker elsewhere.
+ */
+export class HostAllowlist {
+  private readonly any: boolean;
+  private readonly names: ((host: string) => boolean)[] = [];
+  private readonly networks: Network[] = [];
+
+  constructor(readonly entries: readonly string[]) {
+    this.any = entries.includes("*");
+    for (const entry of entries) {
+      if (entry === "*") continue;
+      const network = parseNetwork(entry);
+      if (network) this.networks.push(network);
+      else this.names.push(picomatch(entry.toLowerCase(), { nocase: true }));
+    }
+  }
+
+  /** Problems with the entries of a config, such as `10.0.0.0/33`. */
+  static problems(entries: readonly string[]): string[] {
+    return entries
+      .filter((e) => /^[\d.:/]+$/.test(e) && parseNetwork(e) === undefined)
+      .map((e) => `"${e}" is neither an address nor a network in CIDR notation`);
+  }
+
+  /** Whether a connection to `address`, found for `host`, may go ahead. */
+  allows(host: string, address: string): boolean {
+    return this.any || this.allowsName(host) || this.allowsAddress(address);
+  }
+
+  /** Whether `host` may be used whatever it resolves to. */
+  allowsName(host: string): boolean {
+    const bare = unbracket(host).toLowerCase();
+    return this.any || (!ipaddr.isValid(bare) && this.names.some((matches) => matches(bare)));
+  }
+
+  allowsAddress(address: string): boolean {
+    if (this.any) return true;
+    if (!ipaddr.isValid(address)) return false;
+    // An IPv4-mapped IPv6 address (::ffff:10.0.0.1) is checked as the IPv4 address it is.
+    const ip = ipaddr.process(address);
+    return this.networks.some(([net, bits]) => ip.kind() === net.kind() && ip.match(net, bits));
+  }
+
+  /**
+   * A `lookup` for `http.request`: resolves as Node would and keeps only
+   * allowed addresses, failing with a message naming the host when none is.
+   */
+  readonly lookup = (
+    hostname: string,
+    options: { family?: number | string; all?: boolean },
+    callback: (
+      err: NodeJS.ErrnoException | null,
+      address: string | LookupAddress[],
+      family?: number,
+    ) => void,
+  ): void => {
+    dnsLookup(hostname, { all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const allowed = addresses.filter((a) => this.allows(hostname, a.address));
+      if (allowed.length === 0) {
+        const refused: NodeJS.ErrnoException = new Error(
+          `${hostname} resolves to ${addresses.map((a) => a.address).join(", ")}, outside registry.allowed_hosts`,
+        );
+        refused.code = "EHOSTNOTALLOWED";
+        return callback(refused, []);
+      }
+      if (options.all) return callback(null, allowed);
+      const first = allowed[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
+
+  /** Why a URL may not be used, checked now (the connection checks again); undefined: it may. */
+  async problemWith(url: URL): Promise<string | undefined> {
+    const host = unbracket(url.hostname);
+    if (this.allowsName(host)) return undefined;
+    if (ipaddr.isValid(host)) {
+      return this.allowsAddress(host) ? undefined : `${host} is ${this.outside()}`;
+    }
+    const addresses = await new Promise<LookupAddress[] | Error>((resolve) =>
+      dnsLookup(host, { all: true }, (err, found) => resolve(err ?? found)),
+    );
+    if (addresses instanceof Error) return `${host} does not resolve (${addresses.message})`;
+    const refused = addresses.filter((a) => !this.allowsAddress(a.address));
+    return refused.length === 0
+      ? undefined
+      : `${host} resolves to ${refused.map((a) => a.address).join(", ")}, ${this.outside()}`;
+  }
+
+  private outside(): string {
+    return `outside registry.allowed_hosts (${this.entries.join(", ")}); an operator can add it there`;
+  }
+}
+
+function parseNetwork(entry: string): Network | undefined {
+  try {
+    if (entry.includes("/")) return ipaddr.parseCIDR(entry);
+    if (!ipaddr.isValid(entry)) return undefined;
+    const ip = ipaddr.process(entry);
+    return [ip, ip.kind() === "ipv4" ? 32 : 128];
+  } catch {
+    return undefined;
+  }
+}
+
+function unbracket(host: string): string {
+  return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+}

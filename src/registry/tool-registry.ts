@@ -1,0 +1,186 @@
+import { BrokerError } from "../contract/errors.js";
+import type { Logger } from "../contract/log.js";
+import { jsonPath } from "../config/errors.js";
+import type { StateStore } from "../state/store.js";
+import { Catalog, type RegisteredTool } from "./catalog.js";
+import { HostAllowlist } from "./host-allowlist.js";
+import { HttpToolService } from "./http-tool-service.js";
+import { ServiceRuntime } from "./service-runtime.js";
+import {
+  definitionProblems,
+  ToolDefinitionSchema,
+  type ToolDefinition,
+} from "./tool-definition.js";
+
+export interface RegistryOptions {
+  readonly store: StateStore;
+  readonly log: Logger;
+  /** Seconds between health checks of each service. */
+  readonly healthCheckIntervalS: number;
+  readonly allowedHosts: readonly string[];
+  readonly maxResponseBytes: number;
+  /** How often the copy of the catalog is compared with the store, for other instances' changes. */
+  readonly syncIntervalMs: number;
+}
+
+/** The answer to `tools/register` (seed 001). */
+export interface RegisterAnswer {
+  readonly tool_id: string;
+  readonly status: "registered";
+  readonly health_check_interval: number;
+}
+
+/**
+ * The tool registry of seed 001: tool services that register themselves at
+ * run time. The catalog of registrations lives in the state store (so it
+ * survives restarts and is shared by instances on one Redis); each instance
+ * runs its own breaker and health checks for every registered service.
+ */
+export class ToolRegistry {
+  private readonly catalog: Catalog;
+  private readonly runtimes = new Map<string, ServiceRuntime>();
+  private readonly listeners = new Set<() => void>();
+  private readonly allow: HostAllowlist;
+  private syncTimer: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly options: RegistryOptions) {
+    this.allow = new HostAllowlist(options.allowedHosts);
+    this.catalog = new Catalog(options.store, options.log, () => this.reconcile());
+  }
+
+  /** Reads the registrations from the store and watches it for other instances' changes. */
+  static async open(options: RegistryOptions): Promise<ToolRegistry> {
+    const registry = new ToolRegistry(options);
+    await registry.catalog.sync();
+    registry.syncTimer = setInterval(() => {
+      registry.catalog
+        .sync()
+        .catch((err: Error) =>
+          options.log.warn({ err: err.message }, "reading the registry from the store failed"),
+        );
+    }, options.syncIntervalMs);
+    registry.syncTimer.unref();
+    return registry;
+  }
+
+  get healthCheckIntervalS(): number {
+    return this.options.healthCheckIntervalS;
+  }
+
+  /** A `tool` object as a definition: its shape, its schemas compiled, its URLs allowed. */
+  async validate(input: unknown): Promise<ToolDefinition> {
+    const parsed = ToolDefinitionSchema.safeParse(input);
+    if (!parsed.success) {
+      throw invalid(
+        parsed.error.issues.map((i) => `${jsonPath(["tool", ...i.path])}: ${i.message}`),
+      );
+    }
+    const definition = parsed.data;
+    const problems = definitionProblems(definition);
+    for (const field of ["endpoint", "health_check_url"] as const) {
+      const url = definition[field];
+      const problem = url === undefined ? undefined : await this.allow.problemWith(new URL(url));
+      if (problem) problems.push(`$.tool.${field}: ${problem}`);
+    }
+    if (problems.length > 0) throw invalid(problems);
+    return definition;
+  }
+
+  /** Stores a validated definition: the same again is unchanged, a new one the next version. */
+  async register(definition: ToolDefinition): Promise<RegisterAnswer> {
+    const { outcome, tool } = await this.catalog.register(definition, new Date());
+    this.options.log.info(
+      { tool: tool.definition.name, tool_id: tool.toolId, outcome },
+      outcome === "unchanged" ? "tool registered again, unchanged" : "tool registered",
+    );
+    return {
+      tool_id: tool.toolId,
+      status: "registered",
+      health_check_interval: this.options.healthCheckIntervalS,
+    };
+  }
+
+  /** Removes a registration; `not_found` when there is none by that name. */
+  async unregister(name: string): Promise<RegisteredTool> {
+    const removed = await this.catalog.unregister(name);
+    if (!removed) throw this.notFound(name);
+    this.options.log.info({ tool: name, tool_id: removed.toolId }, "tool unregistered");
+    return removed;
+  }
+
+  /** The tools at work here, by name. */
+  runtimesByName(): ServiceRuntime[] {
+    return [...this.runtimes.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** The tool at work here, reading the store once more when this instance does not know it. */
+  async find(name: string): Promise<ServiceRuntime> {
+    let runtime = this.runtimes.get(name);
+    if (!runtime && (await this.catalog.sync())) runtime = this.runtimes.get(name);
+    if (!runtime) throw this.notFound(name);
+    return runtime;
+  }
+
+  /** A tool known here, without asking the store. */
+  runtime(name: string): ServiceRuntime | undefined {
+    return this.runtimes.get(name);
+  }
+
+  tools(): RegisteredTool[] {
+    return this.catalog.all();
+  }
+
+  /** Called whenever the set of registered tools or a definition changes. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): void {
+    clearInterval(this.syncTimer);
+    for (const runtime of this.runtimes.values()) runtime.close();
+    this.runtimes.clear();
+  }
+
+  /** Keeps one runtime per registered tool, replaced when its definition changes. */
+  private reconcile(): void {
+    const wanted = new Map(this.catalog.all().map((t) => [t.definition.name, t]));
+    for (const [name, runtime] of this.runtimes) {
+      if (wanted.get(name)?.toolId === runtime.tool.toolId) continue;
+      runtime.close();
+      this.runtimes.delete(name);
+    }
+    for (const [name, tool] of wanted) {
+      if (this.runtimes.has(name)) continue;
+      const service = new HttpToolService(tool.definition, {
+        allow: this.allow,
+        maxResponseBytes: this.options.maxResponseBytes,
+      });
+      this.runtimes.set(
+        name,
+        new ServiceRuntime(
+          tool,
+          service,
+          this.options.healthCheckIntervalS * 1000,
+          this.options.log,
+        ),
+      );
+    }
+    for (const listener of this.listeners) listener();
+  }
+
+  private notFound(name: string): BrokerError {
+    const known = [...this.runtimes.keys()].sort().join(", ") || "(none)";
+    return new BrokerError(
+      "not_found",
+      `no tool named "${name}" is registered; the registered tools are ${known}`,
+      { tool: name },
+    );
+  }
+}
+
+function invalid(problems: string[]): BrokerError {
+  return new BrokerError("invalid_params", `invalid tool definition: ${problems.join("; ")}`, {
+    problems,
+  });
+}

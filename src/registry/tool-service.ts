@@ -1,0 +1,45 @@
+/** What the registry needs of a tool service, wherever it runs (over HTTP, or in the broker). */
+
+export interface ServiceCall {
+  readonly functionName: string;
+  readonly args: Record<string, unknown>;
+  readonly callId: string;
+  /** Seconds the service has before the broker gives up, for the request's `timeout`. */
+  readonly timeoutS: number;
+  readonly signal: AbortSignal;
+}
+
+/** A call the service ran and reported as failed (-32001), in the seed's error terms. */
+export interface ExecutionError {
+  readonly errorType: string;
+  readonly details: string;
+}
+
+export interface HealthReport {
+  readonly healthy: boolean;
+  readonly version?: string | undefined;
+  readonly capabilities?: string[] | undefined;
+  /** Why the service is not healthy, in its own words. */
+  readonly lastError?: string | undefined;
+}
+
+/**
+ * One service behind a registered tool. `call` resolves with the result's
+ * `data`; it throws `ExecutionFailure` when the service ran the call and it
+ * failed, a BrokerError for what the caller must change (arguments, rate),
+ * and `ServiceFailure` when the service could not be reached or answered
+ * something unusable.
+ */
+export interface ToolService {
+  call(call: ServiceCall): Promise<unknown>;
+  check(signal: AbortSignal): Promise<HealthReport>;
+}
+
+/** The service ran the call and says it failed. */
+export class ExecutionFailure extends Error {
+  override readonly name = "ExecutionFailure";
+
+  constructor(readonly error: ExecutionError) {
+    super(error.details);
+  }
+}
