@@ -23,7 +23,8 @@ const JsonSchema = z.record(z.string(), z.unknown(), { error: "expected a JSON S
 
 const ServiceUrl = z
   .url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" })
-  .refine((u) => new URL(u).username === "" && new URL(u).password === "", {
+  // zod runs this refinement even when the URL check failed, so it parses for itself.
+  .refine((u) => !URL.canParse(u) || (new URL(u).username === "" && new URL(u).password === ""), {
     error: "credentials in the URL are not accepted; they would be stored and shown in the clear",
   });
 
