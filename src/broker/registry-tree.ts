@@ -11,7 +11,7 @@ export const DEFAULT_REGISTRY_MOUNT = "/registry";
  * The config's tree with every registered tool mounted under the registry's
  * node, as `<mount>/<tool>/<function>`, each function's `timeout_seconds` as
  * its timeout; checked like any config. The registry's node must not be one
- * the config already uses.
+ * the config already uses, registered tools or not.
  */
 export function skeletonWithRegistry(
   config: Config,
@@ -29,6 +29,8 @@ export function skeletonWithRegistry(
     );
   }
   if (problems.length > 0) throw new ConfigError(file ?? "config", problems);
+  // No empty node in every tree: it appears with the first registration.
+  if (tools.length === 0) return own;
   const registryNode: NodeConfig = {
     path: mount,
     summary: "Tool services registered at run time (tools/register on /rpc)",
