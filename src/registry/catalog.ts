@@ -47,6 +47,8 @@ export type Registration = {
 export class Catalog {
   private raw: string | undefined;
   private tools = new Map<string, RegisteredTool>();
+  /** The unreadable content last reported. */
+  private unreadable: string | undefined;
 
   constructor(
     private readonly store: StateStore,
@@ -142,11 +144,15 @@ export class Catalog {
     }
     const parsed = StoredCatalog.safeParse(json);
     if (parsed.success) return parsed.data;
-    // Writing over it would lose every registration it holds: refuse, and say where to look.
-    this.log.error(
-      { key: KEY, problem: parsed.error.message },
-      "the registry in the state store is unreadable",
-    );
+    // Writing over it would lose every registration it holds: refuse, and say where to look
+    // (once per content, not on every read).
+    if (raw !== this.unreadable) {
+      this.unreadable = raw;
+      this.log.error(
+        { key: KEY, problem: parsed.error.message },
+        "the registry in the state store is unreadable; registrations are refused until it is repaired or deleted",
+      );
+    }
     throw new BrokerError(
       "internal",
       `the registry in the state store (key ${KEY}) is unreadable; see the broker log`,

@@ -51,13 +51,16 @@ export class ToolRegistry {
   /** Reads the registrations from the store and watches it for other instances' changes. */
   static async open(options: RegistryOptions): Promise<ToolRegistry> {
     const registry = new ToolRegistry(options);
-    await registry.catalog.sync();
+    // An unreadable catalog is logged by the catalog and kept as it is; the broker serves the rest.
+    await registry.catalog.sync().catch((err: Error) => {
+      if (!(err instanceof BrokerError) || err.kind !== "internal") throw err;
+    });
     registry.syncTimer = setInterval(() => {
-      registry.catalog
-        .sync()
-        .catch((err: Error) =>
-          options.log.warn({ err: err.message }, "reading the registry from the store failed"),
-        );
+      registry.catalog.sync().catch((err: Error) => {
+        // An unreadable catalog has been reported by the catalog itself.
+        if (err instanceof BrokerError && err.kind === "internal") return;
+        options.log.warn({ err: err.message }, "reading the registry from the store failed");
+      });
     }, options.syncIntervalMs);
     registry.syncTimer.unref();
     return registry;

@@ -5,6 +5,7 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startBroker, writeConfig, type TestBroker } from "../helpers/broker.js";
 import { spawnBroker } from "../helpers/broker-process.js";
+import { SqliteStore } from "../../src/state/sqlite.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";
 import { searchTool, startToolService, type ToolService } from "../helpers/tool-service.js";
 
@@ -200,5 +201,25 @@ describe("the registry in the state store", () => {
       await expect.poll(async () => (await names(a)).sort(), { timeout: 5000 }).toEqual(expected);
       await expect.poll(async () => (await names(b)).sort(), { timeout: 5000 }).toEqual(expected);
     });
+  });
+});
+
+describe("an unreadable registry in the store", () => {
+  it("is reported and kept as it is: the broker starts, and registrations are refused saying why", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-registry-")), "state.db");
+    const store = new SqliteStore(file);
+    await store.set("registry:catalog", "{not the registry", 60_000);
+    await store.close();
+    const b = await broker({ state: `sqlite:${file}` });
+    const s = await service("healthy");
+    const { status, body } = await register(b, searchTool(s.url, { name: "hopeful" }));
+    expect(status).toBe(200);
+    expect(body.error).toMatchObject({ code: -32000 });
+    expect(body.error.data.details).toContain(
+      "the registry in the state store (key registry:catalog) is unreadable; see the broker log",
+    );
+    const after = new SqliteStore(file);
+    expect(await after.get("registry:catalog")).toBe("{not the registry");
+    await after.close();
   });
 });
