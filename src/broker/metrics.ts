@@ -75,41 +75,52 @@ export class BrokerMetrics {
       "Failed attempts to start the source since it was last up.",
       (s) => s.attempts,
     );
-    new Gauge({
-      name: "mcp_broker_source_state",
-      help: "1 for the state the source is in (starting, up, restarting, failed), 0 for the others.",
-      labelNames: ["source", "state"] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const [source, status] of Object.entries(sources()))
-          for (const state of STATES) this.set({ source, state }, status.state === state ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: "mcp_broker_registry_tool_status",
-      help: "1 for the status a registered tool has here (AVAILABLE, UNAVAILABLE, MAINTENANCE), 0 for the others.",
-      labelNames: ["tool", "status"] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const [tool, health] of Object.entries(registry()))
-          for (const status of TOOL_STATUSES)
-            this.set({ tool, status }, health.status === status ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: "mcp_broker_registry_breaker_state",
-      help: "1 for the state of a registered tool's circuit breaker here (closed, open, half_open), 0 for the others.",
-      labelNames: ["tool", "state"] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const [tool, health] of Object.entries(registry()))
-          for (const state of BREAKER_STATES)
-            this.set({ tool, state }, health.breaker === state ? 1 : 0);
-      },
-    });
+    // A gauge per thing (source, tool) and per possible value, 1 for the value it has.
+    const oneHot = <T>(
+      name: string,
+      help: string,
+      [thing, label]: [string, string],
+      values: readonly string[],
+      current: () => [string, T][],
+      valueOf: (item: T) => string,
+    ): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: [thing, label],
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const [key, item] of current())
+            for (const value of values)
+              this.set({ [thing]: key, [label]: value }, valueOf(item) === value ? 1 : 0);
+        },
+      });
+    };
+    oneHot(
+      "mcp_broker_source_state",
+      "1 for the state the source is in (starting, up, restarting, failed), 0 for the others.",
+      ["source", "state"],
+      STATES,
+      () => Object.entries(sources()),
+      (status) => status.state,
+    );
+    oneHot(
+      "mcp_broker_registry_tool_status",
+      "1 for the status a registered tool has here (AVAILABLE, UNAVAILABLE, MAINTENANCE), 0 for the others.",
+      ["tool", "status"],
+      TOOL_STATUSES,
+      () => Object.entries(registry()),
+      (health) => health.status,
+    );
+    oneHot(
+      "mcp_broker_registry_breaker_state",
+      "1 for the state of a registered tool's circuit breaker here (closed, open, half_open), 0 for the others.",
+      ["tool", "state"],
+      BREAKER_STATES,
+      () => Object.entries(registry()),
+      (health) => health.breaker,
+    );
     const sessions = this.sessionCounts;
     new Gauge({
       name: "mcp_broker_sessions_open",

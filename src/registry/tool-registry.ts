@@ -66,10 +66,6 @@ export class ToolRegistry {
     return registry;
   }
 
-  get healthCheckIntervalS(): number {
-    return this.options.healthCheckIntervalS;
-  }
-
   /** A `tool` object as a definition: its shape, its schemas compiled, its URLs allowed. */
   async validate(input: unknown): Promise<ToolDefinition> {
     const parsed = ToolDefinitionSchema.safeParse(input);

@@ -100,6 +100,47 @@ describe("a service that dies and comes back", () => {
     expect(listed.health).toMatchObject({ healthy: false, last_error: "the index is offline" });
   });
 
+  it("sends health/check to health_check_url, and answers a MAINTENANCE tool with -32006 without calling it", async () => {
+    const b = await broker({});
+    const [calls, checks] = [await service("healthy"), await service("unhealthy")];
+    await register(
+      b,
+      searchTool(calls.url, { name: "split", health_check_url: `${checks.url}health` }),
+    );
+    const health = await rpc(b, "health/check", { tool_name: "split" });
+    expect(health.body.result).toMatchObject({
+      status: "unhealthy",
+      last_error: "the index is offline",
+    });
+    expect((await checks.stats()).checks).toBe(1);
+    expect((await calls.stats()).checks).toBe(0);
+
+    await register(b, searchTool(calls.url, { name: "resting", status: "MAINTENANCE" }));
+    const before = (await calls.stats()).calls;
+    const { body } = await call(b, "resting");
+    expect(body.error).toMatchObject({ code: -32006 });
+    expect(body.error.data.details).toContain("in maintenance");
+    expect((await calls.stats()).calls).toBe(before);
+    expect((await rpc(b, "health/check", { tool_name: "resting" })).body.result.status).toBe(
+      "maintenance",
+    );
+  });
+
+  it("sends a call again, per retry_count, when the service could not be reached at all", async () => {
+    const b = await broker({});
+    const late = await service("healthy");
+    const port = late.port;
+    const tool = searchTool(late.url, { name: "retried" });
+    (tool.functions[1] as { retry_count?: number }).retry_count = 5;
+    await register(b, tool);
+    await late.kill();
+    const answer = call(b, "retried");
+    // The service comes back while the broker is retrying.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await service("healthy", { port });
+    expect((await answer).body.result?.data).toEqual({ n: 1 });
+  });
+
   it("gives a changed definition a new version, and keeps the old id for no other", async () => {
     const b = await broker({});
     const s = await service("healthy");
