@@ -14,6 +14,7 @@ const RANK: Record<string, number> = {
   auth: 2,
   tree: 2,
   output: 2,
+  net: 2,
   policy: 3,
   toolsets: 3,
   registry: 3,

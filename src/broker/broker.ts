@@ -17,7 +17,8 @@ import type { ToolEntry, Tree } from "../tree/tree.js";
 import { AuditSink } from "./audit-sink.js";
 import { ToolRegistry } from "../registry/tool-registry.js";
 import type { ToolHealth } from "../registry/service-runtime.js";
-import { DEFAULT_ALLOWED_HOSTS } from "../registry/host-allowlist.js";
+import { DEFAULT_ALLOWED_HOSTS } from "../net/host-allowlist.js";
+import { createBuiltinToolsets } from "../toolsets/builtins.js";
 import { dispatch } from "./dispatch.js";
 import { forbidden } from "./forbidden.js";
 import { BrokerMetrics } from "./metrics.js";
@@ -99,6 +100,8 @@ export class Broker {
         allowedHosts: config.registry?.allowed_hosts ?? DEFAULT_ALLOWED_HOSTS,
         maxResponseBytes: config.registry?.max_response_bytes ?? 10 * 1024 * 1024,
         syncIntervalMs: 1000,
+        builtins: createBuiltinToolsets(config.toolsets, options.log),
+        predefined: config.registry?.predefined ?? true,
       });
       broker.toolRegistry = registry;
       broker.registry = new RegistryDesk(registry, {
@@ -299,7 +302,7 @@ export class Broker {
   }
 
   async close(): Promise<void> {
-    this.toolRegistry?.close();
+    await this.toolRegistry?.close();
     await this.sources?.close();
     await this.store?.close();
     await this.auditSink?.close();
@@ -417,5 +420,7 @@ function restartOnly(config: Config): Record<string, unknown> {
     "registry.allowed_hosts": config.registry?.allowed_hosts,
     "registry.health_check_interval_s": config.registry?.health_check_interval_s,
     "registry.max_response_bytes": config.registry?.max_response_bytes,
+    "registry.predefined": config.registry?.predefined,
+    toolsets: config.toolsets,
   };
 }

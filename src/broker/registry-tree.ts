@@ -1,7 +1,7 @@
 import { ConfigError } from "../config/errors.js";
 import type { Config, NodeConfig, ToolOverride } from "../config/schema.js";
 import type { RegisteredTool } from "../registry/catalog.js";
-import { HostAllowlist } from "../registry/host-allowlist.js";
+import { HostAllowlist } from "../net/host-allowlist.js";
 import type { Skeleton } from "../tree/skeleton.js";
 import { checkConfig } from "./check-config.js";
 

@@ -187,8 +187,95 @@ const RegistrySchema = z
       .positive()
       .optional()
       .describe("The largest answer read from a registered service; default 10485760 (10 MiB)."),
+    predefined: z
+      .boolean()
+      .optional()
+      .describe(
+        "Register the built-in tools (search_tool, calculator, image_generator, document_analyzer, time_tool) at start-up; default true.",
+      ),
   })
   .describe("The tool registry of /rpc (tools/register, tools/call, health/check).");
+
+export const TOOLSET_NAMES = [
+  "calculator",
+  "time_tool",
+  "document_analyzer",
+  "search_tool",
+  "image_generator",
+] as const;
+export type ToolsetName = (typeof TOOLSET_NAMES)[number];
+
+const Seconds = z.number().positive().max(600);
+
+const ToolsetsSchema = z
+  .strictObject({
+    calculator: z
+      .strictObject({
+        timeout_s: Seconds.optional().describe("Longest an expression may run; default 2."),
+        max_memory_mb: z
+          .int()
+          .min(16)
+          .max(4096)
+          .optional()
+          .describe("Memory an expression may use; default 64."),
+      })
+      .optional(),
+    documents: z
+      .strictObject({
+        roots: z
+          .array(z.string().min(1))
+          .optional()
+          .describe(
+            "Folders whose files file:// URLs may name; none by default (no file:// at all).",
+          ),
+        allow_private_networks: z
+          .boolean()
+          .optional()
+          .describe(
+            "Let document_url reach loopback, private and link-local addresses; default false.",
+          ),
+        max_bytes: z
+          .int()
+          .positive()
+          .optional()
+          .describe("The largest document read; default 20971520 (20 MiB)."),
+        timeout_s: Seconds.optional().describe("Longest a fetch may take; default 20."),
+      })
+      .optional(),
+    search: z
+      .strictObject({
+        searxng_url: z
+          .url({ protocol: /^https?$/ })
+          .optional()
+          .describe("A SearXNG instance whose JSON API answers web_search and news_search."),
+        folders: z
+          .array(z.string().min(1))
+          .optional()
+          .describe(
+            "Folders of .txt, .md and .html files indexed at start-up and kept fresh, searched offline.",
+          ),
+        timeout_s: Seconds.optional().describe("Longest a SearXNG query may take; default 10."),
+      })
+      .optional(),
+    images: z
+      .strictObject({
+        provider: z
+          .enum(["openai", "automatic1111"])
+          .describe(
+            "openai: POST {url}/v1/images/generations (also served by local engines); automatic1111: POST {url}/sdapi/v1/txt2img.",
+          ),
+        url: z.url({ protocol: /^https?$/ }).describe("The provider's base URL."),
+        model: z.string().min(1).optional().describe("The model to ask for (openai)."),
+        api_key_env: z
+          .string()
+          .regex(/^[A-Z_][A-Z0-9_]*$/)
+          .optional()
+          .describe("The environment variable holding the provider's API key, sent as a bearer."),
+        timeout_s: Seconds.optional().describe("Longest a generation may take; default 120."),
+      })
+      .optional(),
+  })
+  .describe("Settings of the built-in tools.");
 
 /** The whole config, around the `source` schemas of the kinds there are. */
 export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]) {
@@ -260,6 +347,7 @@ export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]
       .optional(),
     sessions: SessionsSchema.optional(),
     registry: RegistrySchema.optional(),
+    toolsets: ToolsetsSchema.optional(),
   });
 }
 
@@ -269,3 +357,4 @@ export type RenderMode = (typeof RENDER_MODES)[number];
 export type Limits = z.infer<typeof LimitsSchema>;
 export type ScopeAction = (typeof SCOPE_ACTIONS)[number];
 export type ExposeMode = (typeof EXPOSE_MODES)[number];
+export type ToolsetsConfig = z.infer<typeof ToolsetsSchema>;

@@ -3,14 +3,18 @@ import { BrokerError } from "../contract/errors.js";
 import { digestOf } from "../contract/digest.js";
 import type { Logger } from "../contract/log.js";
 import type { StateStore } from "../state/store.js";
-import { ToolDefinitionSchema, type ToolDefinition } from "./tool-definition.js";
+import {
+  ToolDefinitionSchema,
+  type ServiceDefinition,
+  type ToolDefinition,
+} from "./tool-definition.js";
 
-/** A registered tool as the store keeps it. */
-export interface RegisteredTool {
+/** A tool the registry serves; from the catalog, its definition has an `endpoint`. */
+export interface RegisteredTool<D extends ServiceDefinition = ServiceDefinition> {
   /** `<name>_v<version>`: a new id for each new definition, never reused for another one. */
   readonly toolId: string;
   readonly version: number;
-  readonly definition: ToolDefinition;
+  readonly definition: D;
   readonly registeredAt: string;
 }
 
@@ -33,10 +37,13 @@ const KEY = "registry:catalog";
 const FOREVER_MS = 100 * 365 * 24 * 3600 * 1000;
 const MAX_CAS_ATTEMPTS = 50;
 
-export type Registration = {
+/** A registration as the store keeps it: a service reached over HTTP. */
+export type StoredRegistration = RegisteredTool<ToolDefinition>;
+
+export interface Registration {
   readonly outcome: "unchanged" | "registered";
-  readonly tool: RegisteredTool;
-};
+  readonly tool: StoredRegistration;
+}
 
 /**
  * The registered tools, kept as one JSON document in the state store and
@@ -46,7 +53,7 @@ export type Registration = {
  */
 export class Catalog {
   private raw: string | undefined;
-  private tools = new Map<string, RegisteredTool>();
+  private tools = new Map<string, StoredRegistration>();
   /** The unreadable content last reported. */
   private unreadable: string | undefined;
 
@@ -56,11 +63,11 @@ export class Catalog {
     private readonly onChange: () => void,
   ) {}
 
-  all(): RegisteredTool[] {
+  all(): StoredRegistration[] {
     return [...this.tools.values()];
   }
 
-  get(name: string): RegisteredTool | undefined {
+  get(name: string): StoredRegistration | undefined {
     return this.tools.get(name);
   }
 
@@ -100,8 +107,8 @@ export class Catalog {
   }
 
   /** The tool that was removed, or undefined when none had that name. */
-  async unregister(name: string): Promise<RegisteredTool | undefined> {
-    let removed: RegisteredTool | undefined;
+  async unregister(name: string): Promise<StoredRegistration | undefined> {
+    let removed: StoredRegistration | undefined;
     await this.update((stored) => {
       const current = stored.tools[name];
       if (!current) return undefined;
@@ -166,7 +173,7 @@ export class Catalog {
   }
 }
 
-function toRegistered(entry: z.infer<typeof StoredTool>): RegisteredTool {
+function toRegistered(entry: z.infer<typeof StoredTool>): StoredRegistration {
   return {
     toolId: entry.tool_id,
     version: entry.version,

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { BrokerError } from "../contract/errors.js";
-import type { HostAllowlist } from "./host-allowlist.js";
-import { postJson, ServiceFailure } from "./post-json.js";
+import type { HostAllowlist } from "../net/host-allowlist.js";
+import { postJson } from "../net/guarded-request.js";
+import { ServiceFailure } from "./service-failure.js";
 import {
   ExecutionFailure,
   type HealthReport,
@@ -109,7 +110,7 @@ export class HttpToolService implements ToolService {
     const json = await postJson(
       url,
       { jsonrpc: "2.0", method, params, id: this.nextId++ },
-      { allow: this.options.allow, maxResponseBytes: this.options.maxResponseBytes, signal },
+      { policy: this.options.allow, maxBytes: this.options.maxResponseBytes, signal },
     );
     const answer = RpcResponse.safeParse(json);
     if (!answer.success) {

@@ -9,7 +9,7 @@ import {
   type IBreaker,
 } from "cockatiel";
 import { BrokerError } from "../contract/errors.js";
-import { ServiceFailure } from "./post-json.js";
+import { RequestFailed } from "../net/guarded-request.js";
 import { ExecutionFailure } from "./tool-service.js";
 
 /** When a breaker opens, and for how long (README, "Circuit breaking"). */
@@ -39,7 +39,7 @@ export class BreakerOpen extends Error {
 /** What says the service is failing, as opposed to a caller's mistake or a cancelled call. */
 function countsAgainstService(err: unknown): boolean {
   return (
-    err instanceof ServiceFailure ||
+    err instanceof RequestFailed ||
     err instanceof ExecutionFailure ||
     err instanceof CheckFailure ||
     (err instanceof BrokerError && (err.kind === "timeout" || err.kind === "unavailable"))

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { pino } from "pino";
 import { BrokerError } from "../contract/errors.js";
 import type { RegisteredTool } from "./catalog.js";
-import { ServiceFailure } from "./post-json.js";
+import { ServiceFailure } from "./service-failure.js";
 import { BREAKER_RULES } from "./service-breaker.js";
 import { ServiceRuntime } from "./service-runtime.js";
 import { ToolDefinitionSchema, type DeclaredStatus } from "./tool-definition.js";

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { retry, handleType, ExponentialBackoff } from "cockatiel";
+import { ExponentialBackoff, handleWhen, retry } from "cockatiel";
 import { BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
 import type { RegisteredTool } from "./catalog.js";
-import { ServiceUnreachable } from "./post-json.js";
+import { AddressRefused, NotReached } from "../net/guarded-request.js";
 import { BreakerOpen, CheckFailure, ServiceBreaker, type BreakerState } from "./service-breaker.js";
 import type { DeclaredStatus } from "./tool-definition.js";
 import { ExecutionFailure, type ExecutionError, type ToolService } from "./tool-service.js";
@@ -148,10 +148,14 @@ export class ServiceRuntime {
           : "its registration says UNAVAILABLE",
       );
     }
-    const attempts = retry(handleType(ServiceUnreachable), {
-      maxAttempts: fn.retry_count,
-      backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 1000 }),
-    });
+    // Not reached, and not because the address is refused: that would be refused again.
+    const attempts = retry(
+      handleWhen((err) => err instanceof NotReached && !(err instanceof AddressRefused)),
+      {
+        maxAttempts: fn.retry_count,
+        backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 1000 }),
+      },
+    );
     const call = {
       functionName,
       args,

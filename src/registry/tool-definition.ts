@@ -61,6 +61,8 @@ export const ToolDefinitionSchema = z.strictObject({
 });
 
 export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
+/** A tool as the registry serves it: a registered one, or one built into the broker (no endpoint). */
+export type ServiceDefinition = Omit<ToolDefinition, "endpoint"> & { readonly endpoint?: string };
 export type FunctionDefinition = z.infer<typeof FunctionDefinitionSchema>;
 
 /**

@@ -3,9 +3,10 @@ import type { Logger } from "../contract/log.js";
 import { jsonPath } from "../config/errors.js";
 import type { StateStore } from "../state/store.js";
 import { Catalog, type RegisteredTool } from "./catalog.js";
-import { HostAllowlist } from "./host-allowlist.js";
+import { HostAllowlist } from "../net/host-allowlist.js";
 import { HttpToolService } from "./http-tool-service.js";
 import { ServiceRuntime } from "./service-runtime.js";
+import type { InProcessService } from "./tool-service.js";
 import {
   definitionProblems,
   ToolDefinitionSchema,
@@ -21,6 +22,10 @@ export interface RegistryOptions {
   readonly maxResponseBytes: number;
   /** How often the copy of the catalog is compared with the store, for other instances' changes. */
   readonly syncIntervalMs: number;
+  /** Tools built into the broker, for the `builtin` source kind. */
+  readonly builtins: readonly InProcessService[];
+  /** Whether the built-in tools are also registered here (seed 001's predefined tools). */
+  readonly predefined: boolean;
 }
 
 /** The answer to `tools/register` (seed 001). */
@@ -39,6 +44,8 @@ export interface RegisterAnswer {
 export class ToolRegistry {
   private readonly catalog: Catalog;
   private readonly runtimes = new Map<string, ServiceRuntime>();
+  /** The predefined tools, registered at start-up in this instance only: they run here. */
+  private readonly predefined = new Map<string, ServiceRuntime>();
   private readonly listeners = new Set<() => void>();
   private readonly allow: HostAllowlist;
   private syncTimer: NodeJS.Timeout | undefined;
@@ -46,6 +53,21 @@ export class ToolRegistry {
   private constructor(private readonly options: RegistryOptions) {
     this.allow = new HostAllowlist(options.allowedHosts);
     this.catalog = new Catalog(options.store, options.log, () => this.reconcile());
+    if (!options.predefined) return;
+    const registeredAt = new Date().toISOString();
+    for (const service of options.builtins) {
+      const { name } = service.definition;
+      const tool = {
+        toolId: `${name}_v1`,
+        version: 1,
+        definition: service.definition,
+        registeredAt,
+      };
+      this.predefined.set(
+        name,
+        new ServiceRuntime(tool, service, options.healthCheckIntervalS * 1000, options.log),
+      );
+    }
   }
 
   /** Reads the registrations from the store and watches it for other instances' changes. */
@@ -75,6 +97,11 @@ export class ToolRegistry {
       );
     }
     const definition = parsed.data;
+    if (this.predefined.has(definition.name)) {
+      throw invalid([
+        `$.tool.name: "${definition.name}" is a predefined tool of the broker; choose another name`,
+      ]);
+    }
     const problems = definitionProblems(definition);
     for (const field of ["endpoint", "health_check_url"] as const) {
       const url = definition[field];
@@ -107,26 +134,34 @@ export class ToolRegistry {
     return removed;
   }
 
-  /** The tools at work here, by name. */
+  /** The tools at work here, by name: the predefined ones and the registered ones. */
   runtimesByName(): ServiceRuntime[] {
-    return [...this.runtimes.values()].sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.predefined.values(), ...this.runtimes.values()].sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
+  }
+
+  /** A tool built into the broker, registered here or not. */
+  builtin(name: string): InProcessService | undefined {
+    return this.options.builtins.find((b) => b.definition.name === name);
   }
 
   /** The tool at work here, reading the store once more when this instance does not know it. */
   async find(name: string): Promise<ServiceRuntime> {
-    let runtime = this.runtimes.get(name);
-    if (!runtime && (await this.catalog.sync())) runtime = this.runtimes.get(name);
+    let runtime = this.runtime(name);
+    if (!runtime && (await this.catalog.sync())) runtime = this.runtime(name);
     if (!runtime) throw this.notFound(name);
     return runtime;
   }
 
   /** A tool known here, without asking the store. */
   runtime(name: string): ServiceRuntime | undefined {
-    return this.runtimes.get(name);
+    return this.predefined.get(name) ?? this.runtimes.get(name);
   }
 
+  /** Every tool the registry serves: the predefined ones, then the registered ones. */
   tools(): RegisteredTool[] {
-    return this.catalog.all();
+    return [...[...this.predefined.values()].map((r) => r.tool), ...this.catalog.all()];
   }
 
   /** Called whenever the set of registered tools or a definition changes. */
@@ -135,10 +170,11 @@ export class ToolRegistry {
     return () => this.listeners.delete(listener);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     clearInterval(this.syncTimer);
-    for (const runtime of this.runtimes.values()) runtime.close();
+    for (const runtime of [...this.runtimes.values(), ...this.predefined.values()]) runtime.close();
     this.runtimes.clear();
+    await Promise.all(this.options.builtins.map((b) => b.close?.()));
   }
 
   /** Keeps one runtime per registered tool, replaced when its definition changes. */
@@ -169,7 +205,10 @@ export class ToolRegistry {
   }
 
   private notFound(name: string): BrokerError {
-    const known = [...this.runtimes.keys()].sort().join(", ") || "(none)";
+    const known =
+      this.runtimesByName()
+        .map((r) => r.name)
+        .join(", ") || "(none)";
     return new BrokerError(
       "not_found",
       `no tool named "${name}" is registered; the registered tools are ${known}`,

@@ -1,4 +1,5 @@
 /** What the registry needs of a tool service, wherever it runs (over HTTP, or in the broker). */
+import type { ServiceDefinition } from "./tool-definition.js";
 
 export interface ServiceCall {
   readonly functionName: string;
@@ -33,6 +34,15 @@ export interface HealthReport {
 export interface ToolService {
   call(call: ServiceCall): Promise<unknown>;
   check(signal: AbortSignal): Promise<HealthReport>;
+}
+
+/**
+ * A service that runs in the broker's own process (a predefined tool): what
+ * it is, in the registry's terms, besides how it answers.
+ */
+export interface InProcessService extends ToolService {
+  readonly definition: ServiceDefinition;
+  close?(): Promise<void>;
 }
 
 /** The service ran the call and says it failed. */

@@ -1,5 +1,6 @@
 import { ConfigError } from "../config/errors.js";
 import { configSchema } from "../config/schema.js";
+import { builtinKind } from "./builtin/index.js";
 import { commandKind } from "./command/index.js";
 import { emcpKind } from "./emcp/index.js";
 import type { AnySourceKind } from "./kind.js";
@@ -15,6 +16,7 @@ export const SOURCE_KINDS = [
   commandKind,
   wasmKind,
   registryKind,
+  builtinKind,
 ] as const;
 
 /** The config format, with the `source` of every kind. */

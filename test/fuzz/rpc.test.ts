@@ -13,7 +13,7 @@ let broker: TestBroker;
 let service: ToolService;
 beforeAll(async () => {
   service = await startToolService("healthy");
-  broker = await startBroker({ tree: [] });
+  broker = await startBroker({ tree: [], registry: { predefined: false } });
   const { body } = await rpc({
     jsonrpc: "2.0",
     method: "tools/register",

@@ -8,6 +8,8 @@ import { cliArgv, collect, runCli } from "../helpers/cli.js";
 import { textOf } from "../helpers/mcp-client.js";
 
 const config = {
+  // Only the tree written here: no predefined tools under /registry.
+  registry: { predefined: false },
   tree: [
     {
       path: "/tools",

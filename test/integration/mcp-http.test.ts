@@ -33,7 +33,7 @@ describe("MCP over Streamable HTTP, expose: meta", () => {
   let broker: TestBroker;
   let client: Client;
   beforeAll(async () => {
-    broker = await startBroker({ tree });
+    broker = await startBroker({ tree, registry: { predefined: false } });
     client = await connectHttp(broker.url);
   });
   afterAll(async () => {
@@ -142,7 +142,7 @@ describe("MCP over Streamable HTTP, expose: flat", () => {
   let broker: TestBroker;
   let client: Client;
   beforeAll(async () => {
-    broker = await startBroker({ tree, expose: "flat" });
+    broker = await startBroker({ tree, expose: "flat", registry: { predefined: false } });
     client = await connectHttp(broker.url);
   });
   afterAll(async () => {

@@ -22,6 +22,7 @@ const open = (name: string, options: Parameters<typeof connectHttp>[2] = {}) =>
 
 beforeAll(async () => {
   broker = await startBroker({
+    registry: { predefined: false },
     tree: [
       {
         path: "/demo",

@@ -21,7 +21,7 @@ afterAll(() => broker?.close());
 describe("--reload", () => {
   it("adds and removes sources while a client stays connected, restarting only what changed", async () => {
     broker = await startBroker(
-      { expose: "flat", tree: [fx("/keep"), fx("/gone")] },
+      { expose: "flat", tree: [fx("/keep"), fx("/gone")], registry: { predefined: false } },
       { reload: true },
     );
     const client = await connectHttp(broker.url);
@@ -38,6 +38,7 @@ describe("--reload", () => {
       broker.configFile,
       JSON.stringify({
         expose: "flat",
+        registry: { predefined: false },
         tree: [
           fx("/keep"),
           {

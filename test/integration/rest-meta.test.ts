@@ -10,6 +10,7 @@ let broker: TestBroker;
 
 beforeAll(async () => {
   broker = await startBroker({
+    registry: { predefined: false },
     tree: [
       {
         path: "/demo",

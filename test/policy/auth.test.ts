@@ -17,6 +17,7 @@ beforeAll(async () => {
     expose: "both",
     auth: { tokens: [admin, caller, reader].map(({ bearer: _b, ...t }) => t) },
     tree: [fx("/fx"), fx("/other")],
+    registry: { predefined: false },
   });
 });
 afterAll(() => broker?.close());

@@ -26,7 +26,10 @@ describe("the registry's place in the tree", () => {
 
   it("mounts registered tools where registry.mount says, and shows no node before the first", async () => {
     service = await startToolService("healthy");
-    broker = await startBroker({ tree: [], registry: { mount: "/services/registered" } });
+    broker = await startBroker({
+      tree: [],
+      registry: { mount: "/services/registered", predefined: false },
+    });
     expect((await broker.post("/meta_tree", { path: "/" })).body.children).toEqual([]);
     await register(broker, searchTool(service.url));
     const out = await broker.post("/meta_call", {

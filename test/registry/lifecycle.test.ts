@@ -20,8 +20,15 @@ afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.kill()));
 });
 
-async function broker(config: object): Promise<TestBroker> {
-  const b = await startBroker({ tree: [], ...config });
+/** A broker whose registry holds only what the test registers (no predefined tools). */
+async function broker(
+  config: { registry?: object } & Record<string, unknown>,
+): Promise<TestBroker> {
+  const b = await startBroker({
+    tree: [],
+    ...config,
+    registry: { predefined: false, ...config.registry },
+  });
   running.push(b);
   return b;
 }
@@ -205,7 +212,9 @@ describe("the registry in the state store", () => {
         await clear();
         const s = await service("healthy");
         const a = await broker({ state: REDIS_URL });
-        const other = await spawnBroker(writeConfig({ tree: [], state: REDIS_URL }));
+        const other = await spawnBroker(
+          writeConfig({ tree: [], state: REDIS_URL, registry: { predefined: false } }),
+        );
         running.push({ close: () => other.stop() });
         const b: Reachable = {
           async post(path, body) {

@@ -7,7 +7,7 @@ import type {
 import { BrokerError } from "../../contract/errors.js";
 import type { CallContext, ChangeKind, Router } from "../../contract/router.js";
 import type { ToolRegistry } from "../../registry/tool-registry.js";
-import type { CallOutcome } from "../../registry/service-runtime.js";
+import { toCallResult, toolsOf } from "../../registry/mcp-shapes.js";
 
 /**
  * One registered tool service as a source: its functions are the tools, and
@@ -67,12 +67,7 @@ export class RegistrySource implements Router {
   }
 
   async listTools(): Promise<Tool[]> {
-    const tool = this.registry.runtime(this.toolName)?.tool;
-    return (tool?.definition.functions ?? []).map((fn) => ({
-      name: fn.name,
-      description: fn.description,
-      inputSchema: { type: "object", ...fn.parameters } as Tool["inputSchema"],
-    }));
+    return toolsOf(this.registry.runtime(this.toolName)?.tool.definition);
   }
 
   async callTool(
@@ -81,7 +76,7 @@ export class RegistrySource implements Router {
     ctx: CallContext,
   ): Promise<CallToolResult> {
     const runtime = await this.registry.find(this.toolName);
-    return asCallResult(
+    return toCallResult(
       await runtime.call(name, args, {
         callId: ctx.callId,
         signal: ctx.signal,
@@ -103,26 +98,4 @@ export class RegistrySource implements Router {
   async close(): Promise<void> {
     this.stopListening();
   }
-}
-
-/**
- * The service's `data` as JSON text (and as structured content when it is an
- * object), so `/rpc` gives back exactly what the service sent; an execution
- * failure as an error result with the seed's `error_type` and `details`.
- */
-function asCallResult(outcome: CallOutcome): CallToolResult {
-  if (!outcome.ok) {
-    const { errorType, details } = outcome.error;
-    return {
-      isError: true,
-      content: [{ type: "text", text: `${errorType}: ${details}` }],
-      structuredContent: { error_type: errorType, details },
-    };
-  }
-  const data = outcome.data === undefined ? null : outcome.data;
-  const structured =
-    data !== null && typeof data === "object" && !Array.isArray(data)
-      ? { structuredContent: data as Record<string, unknown> }
-      : {};
-  return { content: [{ type: "text", text: JSON.stringify(data) }], ...structured };
 }

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import ipaddr from "ipaddr.js";
+import { guardedLookup } from "./address-policy.js";
 import { DEFAULT_ALLOWED_HOSTS, HostAllowlist } from "./host-allowlist.js";
 
 const lookup = (list: HostAllowlist, host: string) =>
   new Promise<{ err: NodeJS.ErrnoException | null; address: unknown }>((resolve) =>
-    list.lookup(host, { all: false }, (err, address) => resolve({ err, address })),
+    guardedLookup(list)(host, { all: false }, (err, address) => resolve({ err, address })),
   );
 
 describe("HostAllowlist", () => {

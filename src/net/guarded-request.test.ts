@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_ALLOWED_HOSTS, HostAllowlist } from "./host-allowlist.js";
-import { postJson, ServiceFailure, ServiceUnreachable } from "./post-json.js";
+import { guardedRequest, NotReached, postJson, RequestFailed } from "./guarded-request.js";
 
 /** A real HTTP server on loopback whose answer depends on the path. */
 let server: Server;
@@ -13,6 +13,9 @@ beforeAll(async () => {
     switch (req.url) {
       case "/loop":
         res.writeHead(307, { location: "/loop" });
+        return res.end();
+      case "/moved":
+        res.writeHead(301, { location: "/ok" });
         return res.end();
       case "/hop":
         res.writeHead(308, { location: "/ok" });
@@ -36,18 +39,26 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const options = (maxResponseBytes = 10_000) => ({
-  allow: new HostAllowlist(DEFAULT_ALLOWED_HOSTS),
-  maxResponseBytes,
+const options = (maxBytes = 10_000) => ({
+  policy: new HostAllowlist(DEFAULT_ALLOWED_HOSTS),
+  maxBytes,
   signal: new AbortController().signal,
 });
 
-describe("postJson", () => {
+describe("guardedRequest and postJson", () => {
   it("posts JSON and reads the JSON answer, following a 308 with the same method", async () => {
     expect(await postJson(`${base}/hop`, { a: 1 }, options())).toEqual({
       ok: true,
       method: "POST",
     });
+  });
+
+  it("follows a GET through 301 and 302 too, and a POST only through 307 and 308", async () => {
+    const got = await guardedRequest(`${base}/moved`, { ...options(), method: "GET" });
+    expect(got.url.pathname).toBe("/ok");
+    expect(JSON.parse(got.body.toString())).toEqual({ ok: true, method: "GET" });
+    const posted = await guardedRequest(`${base}/moved`, { ...options(), method: "POST" });
+    expect(posted.status).toBe(301);
   });
 
   it("follows at most three redirects", async () => {
@@ -64,13 +75,13 @@ describe("postJson", () => {
 
   it("stops reading at max_response_bytes", async () => {
     await expect(postJson(`${base}/huge`, {}, options(1000))).rejects.toThrow(
-      "answered more than registry.max_response_bytes (1000 bytes)",
+      "answered more than 1000 bytes",
     );
   });
 
   it("says what came back when it is not JSON, without the body", async () => {
     const failure = await postJson(`${base}/html`, {}, options()).catch((e: Error) => e);
-    expect(failure).toBeInstanceOf(ServiceFailure);
+    expect(failure).toBeInstanceOf(RequestFailed);
     expect((failure as Error).message).toBe(
       `${base} answered HTTP 502 with a body that is not JSON (24 bytes)`,
     );
@@ -84,7 +95,7 @@ describe("postJson", () => {
     const failure = await postJson(`http://127.0.0.1:${port}/`, {}, options()).catch(
       (e: Error) => e,
     );
-    expect(failure).toBeInstanceOf(ServiceUnreachable);
+    expect(failure).toBeInstanceOf(NotReached);
     expect((failure as Error).message).toContain("ECONNREFUSED");
   });
 });

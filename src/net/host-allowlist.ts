@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import ipaddr from "ipaddr.js";
 import picomatch from "picomatch";
+import type { AddressPolicy } from "./address-policy.js";
 
 /** Loopback only: a registered service runs beside the broker unless the operator says otherwise. */
 export const DEFAULT_ALLOWED_HOSTS = ["localhost", "127.0.0.0/8", "::1/128"] as const;
@@ -12,10 +13,9 @@ type Network = [ipaddr.IPv4 | ipaddr.IPv6, number];
  * host names (globs such as `*.svc.internal`), addresses, networks in CIDR
  * notation, or `*` for anywhere. A name on the list may resolve to anything;
  * any other name is allowed only if every address it resolves to lies in a
- * listed network, checked when the connection is made, so a DNS answer that
- * changes after registration cannot lead the broker elsewhere.
+ * listed network, checked again when the connection is made (`guardedLookup`).
  */
-export class HostAllowlist {
+export class HostAllowlist implements AddressPolicy {
   private readonly any: boolean;
   private readonly names: ((host: string) => boolean)[] = [];
   private readonly networks: Network[] = [];
@@ -56,41 +56,12 @@ export class HostAllowlist {
     return this.networks.some(([net, bits]) => ip.kind() === net.kind() && ip.match(net, bits));
   }
 
-  /**
-   * A `lookup` for `http.request`: resolves as Node would and keeps only
-   * allowed addresses, failing with a message naming the host when none is.
-   */
-  readonly lookup = (
-    hostname: string,
-    options: { family?: number | string; all?: boolean },
-    callback: (
-      err: NodeJS.ErrnoException | null,
-      address: string | LookupAddress[],
-      family?: number,
-    ) => void,
-  ): void => {
-    dnsLookup(hostname, { all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      const allowed = addresses.filter((a) => this.allows(hostname, a.address));
-      if (allowed.length === 0) {
-        const refused: NodeJS.ErrnoException = new Error(
-          `${hostname} resolves to ${addresses.map((a) => a.address).join(", ")}, outside registry.allowed_hosts`,
-        );
-        refused.code = "EHOSTNOTALLOWED";
-        return callback(refused, []);
-      }
-      if (options.all) return callback(null, allowed);
-      const first = allowed[0]!;
-      callback(null, first.address, first.family);
-    });
-  };
-
   /** Why a URL may not be used, checked now (the connection checks again); undefined: it may. */
   async problemWith(url: URL): Promise<string | undefined> {
     const host = unbracket(url.hostname);
     if (this.allowsName(host)) return undefined;
     if (ipaddr.isValid(host)) {
-      return this.allowsAddress(host) ? undefined : `${host} is ${this.outside()}`;
+      return this.allowsAddress(host) ? undefined : `${host} is ${this.refusal()}`;
     }
     const addresses = await new Promise<LookupAddress[] | Error>((resolve) =>
       dnsLookup(host, { all: true }, (err, found) => resolve(err ?? found)),
@@ -99,10 +70,10 @@ export class HostAllowlist {
     const refused = addresses.filter((a) => !this.allowsAddress(a.address));
     return refused.length === 0
       ? undefined
-      : `${host} resolves to ${refused.map((a) => a.address).join(", ")}, ${this.outside()}`;
+      : `${host} resolves to ${refused.map((a) => a.address).join(", ")}, ${this.refusal()}`;
   }
 
-  private outside(): string {
+  refusal(): string {
     return `outside registry.allowed_hosts (${this.entries.join(", ")}); an operator can add it there`;
   }
 }

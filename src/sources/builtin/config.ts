@@ -1,0 +1,13 @@
+/** The `source` fields of a built-in toolset: which one (its settings are under `toolsets`). */
+import { z } from "zod";
+import { mountFields, TOOLSET_NAMES } from "../../config/schema.js";
+
+export const BuiltinSourceSchema = z.strictObject({
+  backend: z.literal("builtin"),
+  toolset: z
+    .enum(TOOLSET_NAMES)
+    .describe("One of seed 001's predefined tools; its settings are the config's `toolsets`."),
+  ...mountFields,
+});
+
+export type BuiltinSourceConfig = z.infer<typeof BuiltinSourceSchema>;

@@ -1,0 +1,52 @@
+import type { ToolsetsConfig } from "../config/schema.js";
+import type { Logger } from "../contract/log.js";
+import type { BuiltinToolset } from "./builtin-toolset.js";
+import { Calculator } from "./calculator/calculator.js";
+import { DocumentAnalyzer } from "./documents/document-analyzer.js";
+import { FolderIndex } from "./search/folder-index.js";
+import { SearchTool } from "./search/search-tool.js";
+import { SearxngProvider } from "./search/searxng.js";
+import { TimeTool } from "./time/time-tool.js";
+import { Automatic1111 } from "./images/automatic1111.js";
+import { ImageGenerator } from "./images/image-generator.js";
+import { OpenAiImages } from "./images/openai-images.js";
+import { ANY_ADDRESS } from "../net/address-policy.js";
+import { PublicAddresses } from "../net/public-addresses.js";
+
+/** Every built-in toolset, with the config's settings: seed 001's predefined tools. */
+export function createBuiltinToolsets(config: ToolsetsConfig = {}, log: Logger): BuiltinToolset[] {
+  const search = config.search;
+  return [
+    new Calculator({
+      timeoutMs: (config.calculator?.timeout_s ?? 2) * 1000,
+      maxMemoryMb: config.calculator?.max_memory_mb ?? 64,
+    }),
+    new TimeTool(),
+    new DocumentAnalyzer({
+      roots: config.documents?.roots ?? [],
+      policy: config.documents?.allow_private_networks
+        ? ANY_ADDRESS
+        : new PublicAddresses("toolsets.documents.allow_private_networks"),
+      maxBytes: config.documents?.max_bytes ?? 20 * 1024 * 1024,
+      timeoutMs: (config.documents?.timeout_s ?? 20) * 1000,
+    }),
+    new SearchTool(
+      search?.searxng_url === undefined
+        ? undefined
+        : new SearxngProvider(search.searxng_url, (search.timeout_s ?? 10) * 1000),
+      search?.folders === undefined ? undefined : new FolderIndex(search.folders, log),
+    ),
+    new ImageGenerator(imageProvider(config.images)),
+  ];
+}
+
+function imageProvider(images: ToolsetsConfig["images"]) {
+  if (images === undefined) return undefined;
+  const settings = {
+    url: images.url,
+    model: images.model,
+    apiKey: images.api_key_env === undefined ? undefined : process.env[images.api_key_env],
+    timeoutMs: (images.timeout_s ?? 120) * 1000,
+  };
+  return images.provider === "openai" ? new OpenAiImages(settings) : new Automatic1111(settings);
+}

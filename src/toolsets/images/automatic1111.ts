@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { BrokerError } from "../../contract/errors.js";
+import {
+  postToProvider,
+  STYLE_WORDS,
+  type GeneratedImage,
+  type ImageProvider,
+  type ImageProviderSettings,
+  type ImageRequest,
+} from "./image-provider.js";
+import { withSlash } from "./openai-images.js";
+
+const Answer = z.looseObject({ images: z.array(z.string()).min(1) });
+
+/** The AUTOMATIC1111 Stable Diffusion web UI API (`POST /sdapi/v1/txt2img`). */
+export class Automatic1111 implements ImageProvider {
+  readonly name = "automatic1111";
+
+  constructor(private readonly settings: ImageProviderSettings) {}
+
+  async generate({ prompt, style, width, height, signal }: ImageRequest): Promise<GeneratedImage> {
+    const url = new URL("sdapi/v1/txt2img", withSlash(this.settings.url));
+    const json = await postToProvider(
+      this.name,
+      url,
+      {
+        prompt: `${prompt}, ${STYLE_WORDS[style]}`,
+        negative_prompt: style === "realistic" ? "cartoon, drawing, painting" : "",
+        width,
+        height,
+        steps: 20,
+        batch_size: 1,
+        n_iter: 1,
+      },
+      this.settings,
+      signal,
+    );
+    const answer = Answer.safeParse(json);
+    if (!answer.success) {
+      throw new BrokerError(
+        "unavailable",
+        "the image provider (automatic1111) answered without images[0]",
+      );
+    }
+    // Some versions prefix the base64 with a data: URL header.
+    return { base64: answer.data.images[0]!.replace(/^data:[^,]*,/, "") };
+  }
+}

@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { BrokerError } from "../../contract/errors.js";
+import {
+  postToProvider,
+  STYLE_WORDS,
+  type GeneratedImage,
+  type ImageProvider,
+  type ImageProviderSettings,
+  type ImageRequest,
+} from "./image-provider.js";
+
+const Answer = z.looseObject({
+  data: z
+    .array(z.looseObject({ b64_json: z.string(), revised_prompt: z.string().optional() }))
+    .min(1),
+});
+
+/** The OpenAI images API (`POST /v1/images/generations`), as OpenAI and local engines serve it. */
+export class OpenAiImages implements ImageProvider {
+  readonly name = "openai";
+
+  constructor(private readonly settings: ImageProviderSettings) {}
+
+  async generate({ prompt, style, width, height, signal }: ImageRequest): Promise<GeneratedImage> {
+    const url = new URL("v1/images/generations", withSlash(this.settings.url));
+    const json = await postToProvider(
+      this.name,
+      url,
+      {
+        ...(this.settings.model === undefined ? {} : { model: this.settings.model }),
+        prompt: `${prompt} (${STYLE_WORDS[style]})`,
+        n: 1,
+        size: `${width}x${height}`,
+        response_format: "b64_json",
+      },
+      this.settings,
+      signal,
+    );
+    const answer = Answer.safeParse(json);
+    if (!answer.success) {
+      throw new BrokerError(
+        "unavailable",
+        "the image provider (openai) answered without data[0].b64_json",
+      );
+    }
+    const first = answer.data.data[0]!;
+    return { base64: first.b64_json, revisedPrompt: first.revised_prompt };
+  }
+}
+
+export function withSlash(url: string): string {
+  return url.endsWith("/") ? url : `${url}/`;
+}
