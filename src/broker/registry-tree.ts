@@ -2,6 +2,7 @@ import { ConfigError } from "../config/errors.js";
 import type { Config, NodeConfig, ToolOverride } from "../config/schema.js";
 import type { RegisteredTool } from "../registry/catalog.js";
 import { HostAllowlist } from "../net/host-allowlist.js";
+import { summarize } from "../tree/build-tree.js";
 import type { Skeleton } from "../tree/skeleton.js";
 import { checkConfig } from "./check-config.js";
 
@@ -33,10 +34,12 @@ export function skeletonWithRegistry(
   if (tools.length === 0) return own;
   const registryNode: NodeConfig = {
     path: mount,
-    summary: "Tool services registered at run time (tools/register on /rpc)",
+    summary: "Tool services: the broker's predefined tools and those registered at run time (/rpc)",
     children: tools.map(({ definition }) => ({
       path: definition.name,
-      ...(definition.description === "" ? {} : { description: definition.description }),
+      ...(definition.description === ""
+        ? {}
+        : { summary: summarize(definition.description), description: definition.description }),
       source: {
         backend: "registry",
         tool: definition.name,

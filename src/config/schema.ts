@@ -254,6 +254,29 @@ const ToolsetsSchema = z
           .describe(
             "Folders of .txt, .md and .html files indexed at start-up and kept fresh, searched offline.",
           ),
+        cms: z
+          .strictObject({
+            database: z
+              .string()
+              .regex(
+                /^(sqlite:.+|mysql:\/\/.+|postgres(ql)?:\/\/.+)$/,
+                "expected sqlite:PATH, mysql://… or postgres://…",
+              )
+              .describe("The Evolution CMS database, as the emcp source takes it; read-only."),
+            table_prefix: z
+              .string()
+              .regex(/^[A-Za-z0-9_]*$/)
+              .optional()
+              .describe('Default "evo_".'),
+            site_url: z
+              .url({ protocol: /^https?$/ })
+              .optional()
+              .describe("The site's address: a document's URL is it and the document's alias."),
+          })
+          .optional()
+          .describe(
+            "Published documents of an Evolution CMS site, searched offline; re-read every minute.",
+          ),
         timeout_s: Seconds.optional().describe("Longest a SearXNG query may take; default 10."),
       })
       .optional(),

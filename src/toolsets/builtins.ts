@@ -3,7 +3,9 @@ import type { Logger } from "../contract/log.js";
 import type { BuiltinToolset } from "./builtin-toolset.js";
 import { Calculator } from "./calculator/calculator.js";
 import { DocumentAnalyzer } from "./documents/document-analyzer.js";
-import { FolderIndex } from "./search/folder-index.js";
+import { CmsFeed } from "./search/cms-feed.js";
+import { FolderFeed } from "./search/folder-feed.js";
+import { TextIndex } from "./search/text-index.js";
 import { SearchTool } from "./search/search-tool.js";
 import { SearxngProvider } from "./search/searxng.js";
 import { TimeTool } from "./time/time-tool.js";
@@ -30,12 +32,7 @@ export function createBuiltinToolsets(config: ToolsetsConfig = {}, log: Logger):
       maxBytes: config.documents?.max_bytes ?? 20 * 1024 * 1024,
       timeoutMs: (config.documents?.timeout_s ?? 20) * 1000,
     }),
-    new SearchTool(
-      search?.searxng_url === undefined
-        ? undefined
-        : new SearxngProvider(search.searxng_url, (search.timeout_s ?? 10) * 1000),
-      search?.folders === undefined ? undefined : new FolderIndex(search.folders, log),
-    ),
+    searchTool(search, log),
     new ImageGenerator(imageProvider(config.images)),
   ];
 }
@@ -49,4 +46,32 @@ function imageProvider(images: ToolsetsConfig["images"]) {
     timeoutMs: (images.timeout_s ?? 120) * 1000,
   };
   return images.provider === "openai" ? new OpenAiImages(settings) : new Automatic1111(settings);
+}
+
+/** SearXNG when configured; the offline index of folders and a CMS when any is. */
+function searchTool(search: ToolsetsConfig["search"], log: Logger): SearchTool {
+  const web =
+    search?.searxng_url === undefined
+      ? undefined
+      : new SearxngProvider(search.searxng_url, (search.timeout_s ?? 10) * 1000);
+  if (search?.folders === undefined && search?.cms === undefined)
+    return new SearchTool(web, undefined);
+  const index = new TextIndex();
+  const feeds = [
+    ...(search.folders === undefined ? [] : [new FolderFeed(search.folders, index, log)]),
+    ...(search.cms === undefined
+      ? []
+      : [
+          new CmsFeed(
+            {
+              database: search.cms.database,
+              tablePrefix: search.cms.table_prefix,
+              siteUrl: search.cms.site_url,
+            },
+            index,
+            log,
+          ),
+        ]),
+  ];
+  return new SearchTool(web, index, feeds);
 }

@@ -147,7 +147,7 @@ describe("search_tool with SearXNG", () => {
 describe("search_tool offline, over local folders", () => {
   it("finds files by their words, title first, with a snippet", async () => {
     const { result } = await call(offline, "web_search", { query: "danube" });
-    expect(result.data.provider).toBe("folders");
+    expect(result.data.provider).toBe("local");
     const titles = result.data.results.map((r: { title: string }) => r.title);
     expect(titles[0]).toBe("Kayaking the Danube");
     expect(titles).toContain("old.txt");

@@ -2,7 +2,6 @@ import { BrokerError } from "../../contract/errors.js";
 import type { HealthReport, ServiceCall } from "../../registry/tool-service.js";
 import type { BuiltinToolset } from "../builtin-toolset.js";
 import { SEARCH_TOOL } from "./definition.js";
-import type { FolderIndex } from "./folder-index.js";
 import type { SearchProvider } from "./search-provider.js";
 
 /** max_results the tool takes (the seed's registration example says 1 to 20). */
@@ -10,15 +9,17 @@ const MAX_RESULTS = 20;
 
 /**
  * `web_search` and `news_search`: a SearXNG instance when one is configured,
- * else the offline index of local folders. Without either, a call says how
- * to configure one: never made-up results.
+ * else the offline index of local folders and a CMS. Without either, a call
+ * says how to configure one: never made-up results.
  */
 export class SearchTool implements BuiltinToolset {
   readonly definition = SEARCH_TOOL;
 
   constructor(
     private readonly web: SearchProvider | undefined,
-    private readonly folders: FolderIndex | undefined,
+    private readonly local: SearchProvider | undefined,
+    /** What keeps the local index current, stopped with the tool. */
+    private readonly feeds: readonly { close(): unknown }[] = [],
   ) {}
 
   async call({ functionName, args, signal }: ServiceCall): Promise<unknown> {
@@ -61,7 +62,7 @@ export class SearchTool implements BuiltinToolset {
   }
 
   async close(): Promise<void> {
-    this.folders?.close();
+    await Promise.all(this.feeds.map((feed) => feed.close()));
   }
 
   private async run(
@@ -74,7 +75,7 @@ export class SearchTool implements BuiltinToolset {
     if (!provider) {
       throw new BrokerError(
         "unavailable",
-        "no search provider is configured: set toolsets.search.searxng_url to a SearXNG instance, or toolsets.search.folders to folders of text, Markdown or HTML files to search offline",
+        "no search provider is configured: set toolsets.search.searxng_url to a SearXNG instance, or toolsets.search.folders (folders of text, Markdown or HTML files) or toolsets.search.cms (an Evolution CMS database) to search offline",
       );
     }
     const results = await provider.search({ query, limit, daysBack, signal });
@@ -82,6 +83,6 @@ export class SearchTool implements BuiltinToolset {
   }
 
   private provider(): SearchProvider | undefined {
-    return this.web ?? this.folders;
+    return this.web ?? this.local;
   }
 }

@@ -1,0 +1,103 @@
+import type { Kysely } from "kysely";
+import type { Logger } from "../../contract/log.js";
+import { extractText } from "../documents/extract-text.js";
+import { openDatabase } from "../emcp/open-database.js";
+import type { EvoDatabase } from "../emcp/schema.js";
+import type { TextIndex } from "./text-index.js";
+
+/** How often the feed asks the database for documents edited since its last look. */
+const REFRESH_MS = 60_000;
+
+export interface CmsFeedSettings {
+  /** The Evolution CMS database, as the emcp source takes it. */
+  readonly database: string;
+  readonly tablePrefix?: string | undefined;
+  /** The site's address: a document's URL is this and its alias. */
+  readonly siteUrl?: string | undefined;
+  /** How often to look for edited documents; default a minute. */
+  readonly refreshMs?: number | undefined;
+}
+
+/**
+ * The published documents of an Evolution CMS site (the eMCP toolset's
+ * database, read-only) in the search index: title, long title, description,
+ * introduction and the readable text of the content. Documents edited since
+ * the last look are read again every minute; unpublished or deleted ones
+ * leave the index.
+ */
+export class CmsFeed {
+  private readonly db: Kysely<EvoDatabase>;
+  private readonly timer: NodeJS.Timeout;
+  private seen = -1;
+
+  constructor(
+    private readonly settings: CmsFeedSettings,
+    private readonly index: TextIndex,
+    private readonly log: Logger,
+  ) {
+    this.db = openDatabase(settings.database, {
+      prefix: settings.tablePrefix,
+      readOnly: true,
+    }).db;
+    index.loadingFrom(this.refresh());
+    this.timer = setInterval(() => void this.refresh(), settings.refreshMs ?? REFRESH_MS);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.db.destroy();
+  }
+
+  private async refresh(): Promise<void> {
+    try {
+      const rows = await this.db
+        .selectFrom("site_content")
+        .select([
+          "id",
+          "pagetitle",
+          "longtitle",
+          "description",
+          "introtext",
+          "content",
+          "alias",
+          "published",
+          "deleted",
+          "editedon",
+          "pub_date",
+          "createdon",
+        ])
+        .where("editedon", ">", this.seen)
+        .execute();
+      for (const row of rows) {
+        const id = `cms:${row.id}`;
+        if (row.published !== 1 || row.deleted !== 0) {
+          this.index.remove(id);
+          continue;
+        }
+        const body = await extractText(Buffer.from(row.content ?? ""), "html");
+        const when = (row.pub_date || row.editedon || row.createdon) * 1000;
+        this.index.put({
+          id,
+          title: row.pagetitle,
+          text: [row.longtitle, row.description, row.introtext, body.text]
+            .filter(Boolean)
+            .join("\n"),
+          url: this.settings.siteUrl
+            ? new URL(row.alias || String(row.id), withSlash(this.settings.siteUrl)).href
+            : `evo://document/${row.id}`,
+          modified: when,
+        });
+        this.seen = Math.max(this.seen, row.editedon);
+      }
+      if (rows.length > 0)
+        this.log.info({ documents: rows.length }, "CMS documents indexed for search");
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, "reading the CMS for search failed");
+    }
+  }
+}
+
+function withSlash(url: string): string {
+  return url.endsWith("/") ? url : `${url}/`;
+}

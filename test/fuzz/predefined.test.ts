@@ -1,0 +1,139 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBroker, type TestBroker } from "../helpers/broker.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
+
+/**
+ * Arbitrary arguments to every predefined function through `/rpc`. The
+ * invariant: a result, or a registry error with a sentence (never an
+ * internal error, never a 5xx), and the broker still answers after.
+ */
+let broker: TestBroker;
+beforeAll(async () => {
+  broker = await startBroker({ tree: [], toolsets: { calculator: { timeout_s: 0.5 } } });
+});
+afterAll(() => broker?.close());
+
+const text = fc.string({ unit: "binary", maxLength: 60 });
+const json = fc.jsonValue({ maxDepth: 3 });
+/** Strings made of the calculator's own alphabet, so the parser sees more than noise. */
+const mathish = fc
+  .array(
+    fc.constantFrom(
+      "1",
+      "2.5",
+      "e",
+      "pi",
+      "x",
+      "+",
+      "-",
+      "*",
+      "/",
+      "^",
+      "!",
+      "(",
+      ")",
+      "[",
+      "]",
+      ",",
+      ";",
+      "sqrt",
+      "sin",
+      "det",
+      "ones",
+      "zeros",
+      "cm",
+      "inch",
+      " to ",
+      "=",
+      "f(x)",
+      ".",
+      "'",
+      "constructor",
+      "__proto__",
+      "import",
+      "evaluate",
+      "1e308",
+      ":",
+    ),
+    { maxLength: 25 },
+  )
+  .map((parts) => parts.join(""));
+
+const CASES: [string, string, fc.Arbitrary<Record<string, unknown>>][] = [
+  ["calculator", "calculate", fc.record({ expression: fc.oneof(mathish, text) })],
+  [
+    "calculator",
+    "convert_units",
+    fc.record({
+      value: fc.oneof(fc.double(), fc.integer()),
+      from_unit: fc.oneof(fc.constantFrom("km", "mi", "degC", "kg", "J", "kWh"), text),
+      to_unit: fc.oneof(fc.constantFrom("m", "ft", "degF", "lb", "BTU"), text),
+    }),
+  ],
+  [
+    "time_tool",
+    "current_time",
+    fc.record(
+      {
+        timezone: fc.oneof(fc.constantFrom("UTC", "Europe/Berlin", "America/St_Johns"), text),
+        format: fc.oneof(fc.constantFrom("ISO8601", "RFC2822", "unix", "yyyy 'week' W"), text),
+      },
+      { requiredKeys: [] },
+    ),
+  ],
+  [
+    "time_tool",
+    "time_difference",
+    fc.record({
+      start_time: fc.oneof(
+        fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        text,
+      ),
+      end_time: fc.oneof(
+        fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        text,
+      ),
+      unit: fc.constantFrom("seconds", "minutes", "hours", "days"),
+    }),
+  ],
+  [
+    "document_analyzer",
+    "extract_text",
+    fc.record({
+      document_url: fc.oneof(
+        text,
+        fc.webUrl(),
+        fc.constantFrom("file:///etc/passwd", "http://127.0.0.1:1/", "gopher://x", "data:,hi"),
+      ),
+    }),
+  ],
+  [
+    "search_tool",
+    "web_search",
+    fc.record({ query: text, max_results: fc.oneof(fc.integer(), json) }),
+  ],
+  ["image_generator", "generate_image", fc.record({ prompt: text })],
+];
+
+describe("the predefined tools under arbitrary arguments", () => {
+  it.each(CASES)("%s.%s answers with a result or a registry error", async (tool, fn, args) => {
+    await fc.assert(
+      fc.asyncProperty(args, async (a) => {
+        const { status, body } = await broker.post("/rpc", {
+          jsonrpc: "2.0",
+          method: "tools/call",
+          params: { tool_name: tool, function_name: fn, arguments: a },
+          id: 1,
+        });
+        expect(status).toBe(200);
+        if (body.result) return;
+        expect([-32001, -32004, -32005, -32006]).toContain(body.error.code);
+        expect(body.error.data.error_type).not.toBe("internal");
+        expect(body.error.data.details.length).toBeGreaterThan(5);
+      }),
+      { numRuns: fuzzRuns(60), seed: 17 },
+    );
+    expect((await fetch(`${broker.url}/healthz`)).status).toBe(200);
+  });
+});
