@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { BrokerError } from "../../contract/errors.js";
 import {
   postToProvider,
   STYLE_WORDS,
@@ -8,7 +7,6 @@ import {
   type ImageProviderSettings,
   type ImageRequest,
 } from "./image-provider.js";
-import { withSlash } from "./openai-images.js";
 
 const Answer = z.looseObject({ images: z.array(z.string()).min(1) });
 
@@ -19,10 +17,9 @@ export class Automatic1111 implements ImageProvider {
   constructor(private readonly settings: ImageProviderSettings) {}
 
   async generate({ prompt, style, width, height, signal }: ImageRequest): Promise<GeneratedImage> {
-    const url = new URL("sdapi/v1/txt2img", withSlash(this.settings.url));
-    const json = await postToProvider(
+    const answer = await postToProvider(
       this.name,
-      url,
+      "sdapi/v1/txt2img",
       {
         prompt: `${prompt}, ${STYLE_WORDS[style]}`,
         negative_prompt: style === "realistic" ? "cartoon, drawing, painting" : "",
@@ -32,17 +29,11 @@ export class Automatic1111 implements ImageProvider {
         batch_size: 1,
         n_iter: 1,
       },
+      Answer,
       this.settings,
       signal,
     );
-    const answer = Answer.safeParse(json);
-    if (!answer.success) {
-      throw new BrokerError(
-        "unavailable",
-        "the image provider (automatic1111) answered without images[0]",
-      );
-    }
     // Some versions prefix the base64 with a data: URL header.
-    return { base64: answer.data.images[0]!.replace(/^data:[^,]*,/, "") };
+    return { base64: answer.images[0]!.replace(/^data:[^,]*,/, "") };
   }
 }

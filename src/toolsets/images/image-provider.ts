@@ -2,6 +2,7 @@ import { z } from "zod";
 import { BrokerError } from "../../contract/errors.js";
 import { ANY_ADDRESS } from "../../net/address-policy.js";
 import { guardedRequest, RequestFailed } from "../../net/guarded-request.js";
+import { urlUnder } from "../../net/url-under.js";
 
 export type ImageStyle = "realistic" | "artistic" | "cartoon" | "abstract";
 
@@ -42,8 +43,31 @@ export interface ImageProvider {
   generate(request: ImageRequest): Promise<GeneratedImage>;
 }
 
-/** POSTs JSON to the provider and gives back its JSON, or an error in the broker's terms. */
-export async function postToProvider(
+/**
+ * POSTs JSON to `path` of the provider and gives back the part of its JSON
+ * answer that `answer` accepts, or an error in the broker's terms.
+ */
+export async function postToProvider<T>(
+  provider: string,
+  path: string,
+  body: unknown,
+  answer: z.ZodType<T>,
+  settings: ImageProviderSettings,
+  signal: AbortSignal,
+): Promise<T> {
+  const url = urlUnder(settings.url, path);
+  const json = await postJson(provider, url, body, settings, signal);
+  const parsed = answer.safeParse(json);
+  if (!parsed.success) {
+    throw new BrokerError(
+      "unavailable",
+      `the image provider (${provider}) answered ${path} without an image`,
+    );
+  }
+  return parsed.data;
+}
+
+async function postJson(
   provider: string,
   url: URL,
   body: unknown,

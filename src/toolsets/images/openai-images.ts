@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { BrokerError } from "../../contract/errors.js";
 import {
   postToProvider,
   STYLE_WORDS,
@@ -22,10 +21,9 @@ export class OpenAiImages implements ImageProvider {
   constructor(private readonly settings: ImageProviderSettings) {}
 
   async generate({ prompt, style, width, height, signal }: ImageRequest): Promise<GeneratedImage> {
-    const url = new URL("v1/images/generations", withSlash(this.settings.url));
-    const json = await postToProvider(
+    const answer = await postToProvider(
       this.name,
-      url,
+      "v1/images/generations",
       {
         ...(this.settings.model === undefined ? {} : { model: this.settings.model }),
         prompt: `${prompt} (${STYLE_WORDS[style]})`,
@@ -33,21 +31,11 @@ export class OpenAiImages implements ImageProvider {
         size: `${width}x${height}`,
         response_format: "b64_json",
       },
+      Answer,
       this.settings,
       signal,
     );
-    const answer = Answer.safeParse(json);
-    if (!answer.success) {
-      throw new BrokerError(
-        "unavailable",
-        "the image provider (openai) answered without data[0].b64_json",
-      );
-    }
-    const first = answer.data.data[0]!;
+    const first = answer.data[0]!;
     return { base64: first.b64_json, revisedPrompt: first.revised_prompt };
   }
-}
-
-export function withSlash(url: string): string {
-  return url.endsWith("/") ? url : `${url}/`;
 }

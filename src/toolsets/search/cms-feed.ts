@@ -3,6 +3,7 @@ import type { Logger } from "../../contract/log.js";
 import { extractText } from "../documents/extract-text.js";
 import { openDatabase } from "../emcp/open-database.js";
 import type { EvoDatabase } from "../emcp/schema.js";
+import { urlUnder } from "../../net/url-under.js";
 import type { TextIndex } from "./text-index.js";
 
 /** How often the feed asks the database for documents edited since its last look. */
@@ -84,7 +85,7 @@ export class CmsFeed {
             .filter(Boolean)
             .join("\n"),
           url: this.settings.siteUrl
-            ? new URL(row.alias || String(row.id), withSlash(this.settings.siteUrl)).href
+            ? urlUnder(this.settings.siteUrl, row.alias || String(row.id)).href
             : `evo://document/${row.id}`,
           modified: when,
         });
@@ -96,8 +97,4 @@ export class CmsFeed {
       this.log.warn({ err: (err as Error).message }, "reading the CMS for search failed");
     }
   }
-}
-
-function withSlash(url: string): string {
-  return url.endsWith("/") ? url : `${url}/`;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { BrokerError } from "../../contract/errors.js";
 import { ANY_ADDRESS } from "../../net/address-policy.js";
 import { guardedRequest, RequestFailed } from "../../net/guarded-request.js";
+import { urlUnder } from "../../net/url-under.js";
 import type { SearchHit, SearchProvider, SearchQuery } from "./search-provider.js";
 
 const MAX_ANSWER_BYTES = 5 * 1024 * 1024;
@@ -36,7 +37,7 @@ export class SearxngProvider implements SearchProvider {
   ) {}
 
   async search({ query, limit, daysBack, signal }: SearchQuery): Promise<SearchHit[]> {
-    const url = new URL("search", this.baseUrl.endsWith("/") ? this.baseUrl : `${this.baseUrl}/`);
+    const url = urlUnder(this.baseUrl, "search");
     url.searchParams.set("q", query);
     url.searchParams.set("format", "json");
     if (daysBack !== undefined) {
