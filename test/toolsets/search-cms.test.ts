@@ -1,5 +1,9 @@
+import { copyFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateDemo } from "../../src/toolsets/emcp/demo/generate.js";
 import { openDatabase } from "../../src/toolsets/emcp/open-database.js";
 import { CmsFeed } from "../../src/toolsets/search/cms-feed.js";
 import { TextIndex } from "../../src/toolsets/search/text-index.js";
@@ -14,7 +18,6 @@ let sample: { id: number; pagetitle: string; alias: string };
 beforeAll(async () => {
   demo = await demoEngines("srch");
   const { db } = openDatabase(demo.sqlite, { prefix: demo.prefix });
-  const { generateDemo } = await import("../../src/toolsets/emcp/demo/generate.js");
   await generateDemo(db, demo.prefix, 60);
   await db
     .updateTable("site_content")
@@ -110,6 +113,28 @@ describe("search_tool over a CMS", () => {
           { timeout: 5000 },
         )
         .toEqual(["evo://document/7"]);
+    } finally {
+      await feed.close();
+    }
+  });
+});
+
+describe("a CMS database that is not there yet", () => {
+  it("leaves the broker up and the search empty, and is read once it appears", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-late-cms-")), "site.sqlite");
+    const index = new TextIndex();
+    const feed = new CmsFeed(
+      { database: `sqlite:${file}`, tablePrefix: demo.prefix, refreshMs: 100 },
+      index,
+      pino({ level: "silent" }),
+    );
+    try {
+      const query = { query: "lighthouse", limit: 5, signal: new AbortController().signal };
+      expect(await index.search(query)).toEqual([]);
+      copyFileSync(demo.sqlite.slice("sqlite:".length), file);
+      await expect
+        .poll(async () => (await index.search(query)).length, { timeout: 5000 })
+        .toBeGreaterThan(0);
     } finally {
       await feed.close();
     }

@@ -27,7 +27,7 @@ export interface CmsFeedSettings {
  * leave the index.
  */
 export class CmsFeed {
-  private readonly db: Kysely<EvoDatabase>;
+  private db: Kysely<EvoDatabase> | undefined;
   private readonly timer: NodeJS.Timeout;
   private seen = -1;
 
@@ -36,10 +36,6 @@ export class CmsFeed {
     private readonly index: TextIndex,
     private readonly log: Logger,
   ) {
-    this.db = openDatabase(settings.database, {
-      prefix: settings.tablePrefix,
-      readOnly: true,
-    }).db;
     index.loadingFrom(this.refresh());
     this.timer = setInterval(() => void this.refresh(), settings.refreshMs ?? REFRESH_MS);
     this.timer.unref();
@@ -47,12 +43,21 @@ export class CmsFeed {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.db.destroy();
+    await this.db?.destroy();
+  }
+
+  /** Opened on first use and again after a failure: the database may appear later. */
+  private database(): Kysely<EvoDatabase> {
+    this.db ??= openDatabase(this.settings.database, {
+      prefix: this.settings.tablePrefix,
+      readOnly: true,
+    }).db;
+    return this.db;
   }
 
   private async refresh(): Promise<void> {
     try {
-      const rows = await this.db
+      const rows = await this.database()
         .selectFrom("site_content")
         .select([
           "id",
@@ -94,7 +99,13 @@ export class CmsFeed {
       if (rows.length > 0)
         this.log.info({ documents: rows.length }, "CMS documents indexed for search");
     } catch (err) {
-      this.log.warn({ err: (err as Error).message }, "reading the CMS for search failed");
+      this.log.warn(
+        { err: (err as Error).message },
+        "reading the CMS for search failed; trying again in a minute",
+      );
+      const db = this.db;
+      this.db = undefined;
+      await db?.destroy().catch(() => undefined);
     }
   }
 }
