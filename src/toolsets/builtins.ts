@@ -33,12 +33,18 @@ export function createBuiltinToolsets(config: ToolsetsConfig = {}, log: Logger):
       timeoutMs: (config.documents?.timeout_s ?? 20) * 1000,
     }),
     searchTool(search, log),
-    new ImageGenerator(imageProvider(config.images)),
+    new ImageGenerator(imageProvider(config.images, log)),
   ];
 }
 
-function imageProvider(images: ToolsetsConfig["images"]) {
+function imageProvider(images: ToolsetsConfig["images"], log: Logger) {
   if (images === undefined) return undefined;
+  if (images.api_key_env !== undefined && process.env[images.api_key_env] === undefined) {
+    log.warn(
+      { variable: images.api_key_env },
+      "toolsets.images.api_key_env names a variable that is not set; the provider is asked without a key",
+    );
+  }
   const settings = {
     url: images.url,
     model: images.model,
