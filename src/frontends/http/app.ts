@@ -11,6 +11,8 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { HttpSessions, type McpHttpEndpoint } from "../mcp/http-sessions.js";
 import { DEFAULT_SESSION_LIMITS, SessionBook, type SessionLimits } from "../mcp/session-book.js";
 import { StatelessHttp } from "../mcp/stateless-http.js";
+import { LEGACY_MESSAGES_PATH, LegacySse } from "../mcp/legacy-sse.js";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { createSourceServer } from "../mcp/source-server.js";
 import { metaRoutes } from "../rest/meta-routes.js";
 import { rpcRoutes } from "../rpc/rpc-route.js";
@@ -61,6 +63,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     createMcpServer(broker, { expose: options.expose(), principal }),
   );
   const app = new Hono<AuthEnv>();
+  const legacy = new LegacySse(options.sessions?.max ?? DEFAULT_SESSION_LIMITS.max);
+  broker.metrics.countSessions("sse", () => legacy.size);
 
   app.onError((err, c) => {
     // Hono's own middleware (bearerAuth) throws its finished response.
@@ -77,7 +81,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       {
         error: {
           kind: "not_found",
-          message: `no endpoint ${c.req.method} ${c.req.path}; the endpoints are POST /meta_tree, /meta_desc, /meta_call, /rpc, /mcp, /mcp/<source> and GET /healthz`,
+          message: `no endpoint ${c.req.method} ${c.req.path}; the endpoints are POST /meta_tree, /meta_desc, /meta_call, /rpc, /mcp, /mcp/<source>, GET /sse, /sse/<source> and GET /healthz`,
         },
       },
       404,
@@ -158,6 +162,32 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.route("/", metaRoutes(broker));
   app.route("/", rpcRoutes(broker));
   app.all("/mcp", (c) => sessions.handle(c.req.raw, c.get("principal")));
+  // The HTTP+SSE transport of 2024-11-05, for clients that speak only it.
+  app.get("/sse", async (c) => {
+    const principal = c.get("principal");
+    await legacy.open(
+      c.env.outgoing,
+      principal,
+      createMcpServer(broker, { expose: options.expose(), principal }),
+    );
+    return RESPONSE_ALREADY_SENT;
+  });
+  app.get("/sse/:name", async (c) => {
+    const principal = c.get("principal");
+    const server = createSourceServer(broker, broker.source(c.req.param("name")).name, principal);
+    await legacy.open(c.env.outgoing, principal, server);
+    return RESPONSE_ALREADY_SENT;
+  });
+  app.post(LEGACY_MESSAGES_PATH, async (c) => {
+    await legacy.post(
+      c.req.query("sessionId"),
+      c.env.incoming,
+      c.env.outgoing,
+      c.get("principal"),
+      await jsonOf(c.req.raw),
+    );
+    return RESPONSE_ALREADY_SENT;
+  });
   app.all("/mcp/:name", (c) => {
     const name = c.req.param("name") ?? "";
     if (!broker.sourceNames().includes(name)) {
@@ -184,7 +214,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     app,
     async closeSessions() {
       book.stop();
-      await Promise.all([sessions, ...sourceSessions.values()].map((s) => s.closeAll()));
+      await Promise.all([sessions, ...sourceSessions.values(), legacy].map((s) => s.closeAll()));
     },
   };
 }
@@ -196,5 +226,15 @@ function needsAdmin(principal: Principal, path: string, what: string, hint = "")
       "forbidden",
       `token "${principal.id}" may not read ${what}: it needs an admin scope${hint}`,
     );
+  }
+}
+
+/** A posted body as JSON, or `invalid_params` saying it is not. */
+async function jsonOf(request: Request): Promise<unknown> {
+  const text = await request.text();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new BrokerError("invalid_params", `the message is not JSON: ${(err as Error).message}`);
   }
 }

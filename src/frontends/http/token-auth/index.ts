@@ -1,12 +1,14 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { getConnInfo } from "@hono/node-server/conninfo";
+import type { HttpBindings } from "@hono/node-server";
 import { EVERYONE, type TokenBook } from "../../../auth/token-book.js";
 import type { Logger } from "../../../contract/log.js";
 import type { Principal } from "../../../contract/router.js";
 import { REST_STATUS } from "../../rest/status.js";
 
-export type AuthEnv = { Variables: { principal: Principal } };
+/** Every route's environment: the caller's principal, and Node's request and response. */
+export type AuthEnv = { Variables: { principal: Principal }; Bindings: HttpBindings };
 
 /** Why credentials were refused, as logs and metrics count it. */
 export type RefusalReason = "missing" | "malformed" | "invalid";

@@ -1,0 +1,79 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { BrokerError } from "../../contract/errors.js";
+import type { Principal } from "../../contract/router.js";
+
+/** Where the clients of every legacy stream post their messages. */
+export const LEGACY_MESSAGES_PATH = "/messages";
+
+interface LegacySession {
+  readonly transport: SSEServerTransport;
+  readonly server: Server;
+  readonly owner: string;
+}
+
+/**
+ * The deprecated HTTP+SSE transport of MCP 2024-11-05, for old clients that
+ * speak nothing else: `GET /sse` (or `/sse/<source>`) opens a stream whose
+ * first event names `/messages?sessionId=…`; the client POSTs its messages
+ * there and the answers come on the stream. Each stream has its own server,
+ * as a Streamable HTTP session does, under the same policy; it ends when the
+ * client disconnects. The SDK's own transport does the wire work.
+ */
+export class LegacySse {
+  private readonly sessions = new Map<string, LegacySession>();
+
+  constructor(private readonly max: number) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Opens a stream on `outgoing` for `principal`, served by `server`. */
+  async open(outgoing: ServerResponse, principal: Principal, server: Server): Promise<void> {
+    if (this.sessions.size >= this.max) {
+      await server.close();
+      throw new BrokerError(
+        "unavailable",
+        `the broker has ${this.max} legacy SSE streams open (sessions.max); retry later, or use Streamable HTTP at /mcp`,
+      );
+    }
+    const transport = new SSEServerTransport(LEGACY_MESSAGES_PATH, outgoing);
+    const id = transport.sessionId;
+    this.sessions.set(id, { transport, server, owner: principal.id });
+    transport.onclose = () => {
+      this.sessions.delete(id);
+    };
+    // The SDK's transport stops at the response's close; the server with it.
+    outgoing.once("close", () => void server.close());
+    await server.connect(transport);
+  }
+
+  /** Hands a posted message to its stream's server; the answer goes on the stream. */
+  async post(
+    sessionId: string | undefined,
+    incoming: IncomingMessage,
+    outgoing: ServerResponse,
+    principal: Principal,
+    body: unknown,
+  ): Promise<void> {
+    const session = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    if (!session) {
+      throw new BrokerError(
+        "not_found",
+        `no open SSE stream ${sessionId === undefined ? "(the sessionId query parameter is missing)" : `with sessionId ${sessionId}`}; open one with GET /sse`,
+      );
+    }
+    if (session.owner !== principal.id) {
+      throw new BrokerError("forbidden", `stream ${sessionId} belongs to another token`);
+    }
+    await session.transport.handlePostMessage(incoming, outgoing, body);
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => s.server.close()));
+  }
+}
