@@ -42,6 +42,7 @@ describe("the registry's place in the tree", () => {
   it("refuses a registration whose source name is taken in the config", async () => {
     service = await startToolService("healthy");
     broker = await startBroker({
+      registry: { predefined: false },
       tree: [
         {
           path: "/fx",
@@ -59,6 +60,7 @@ describe("the registry's place in the tree", () => {
     service = await startToolService("healthy");
     broker = await startBroker({
       tree: [],
+      registry: { predefined: false },
       rate_limits: [{ token: "*", path: "/registry/**", per_minute: 1, burst: 1 }],
     });
     await register(broker, searchTool(service.url));

@@ -23,6 +23,7 @@ describe("the registry's error codes", () => {
     ]);
     broker = await startBroker({
       tree: [],
+      registry: { predefined: false },
       auth: { tokens: [admin, caller].map(({ id, sha256, scopes }) => ({ id, sha256, scopes })) },
       rate_limits: [{ token: "*", path: "/registry/limited/**", per_minute: 1, burst: 1 }],
     });
