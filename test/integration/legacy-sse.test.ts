@@ -89,10 +89,14 @@ describe("the HTTP+SSE transport (2024-11-05)", () => {
       });
     const stolen = await post(bob, `?sessionId=${sessionId}`);
     expect(stolen.status).toBe(403);
-    expect((await stolen.json()).error.message).toContain("belongs to another token");
+    expect(((await stolen.json()) as { error: { message: string } }).error.message).toContain(
+      "belongs to another token",
+    );
     const unknown = await post(alice, "?sessionId=nope");
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.message).toContain("open one with GET /sse");
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toContain(
+      "open one with GET /sse",
+    );
     expect((await post(alice, "")).status).toBe(404);
     expect((await post(alice, `?sessionId=${sessionId}`)).status).toBe(202);
     await reader.cancel();
@@ -107,7 +111,9 @@ describe("the HTTP+SSE transport (2024-11-05)", () => {
     expect(notJson.status).toBe(400);
     const unknown = await fetch(`${broker.url}/sse/nope`, { headers: bearer(alice) });
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.message).toContain('no source named "nope"');
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toContain(
+      'no source named "nope"',
+    );
   });
 
   it("answers any posted body and session id with a 2xx or a 4xx (property)", async () => {
