@@ -114,6 +114,9 @@ export class MathThread {
       // Not the broker's own Node options: the worker needs no loader (Node strips its types).
       execArgv: [],
     });
+    // A thread being stopped may still report its end (out of memory) after its request has
+    // been answered: an error with no listener would take the broker down.
+    worker.on("error", () => undefined);
     return new Promise((resolve, reject) => {
       const failed = () => {
         void worker.terminate();
