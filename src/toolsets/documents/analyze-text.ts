@@ -1,15 +1,30 @@
-import nlp from "compromise";
-import winkNLP, { type ItemEntity, type ItemToken } from "wink-nlp";
-import model from "wink-eng-lite-web-model";
+import type { ItemEntity, ItemToken } from "wink-nlp";
 
-const wink = winkNLP(model);
-const its = wink.its;
+/**
+ * wink-nlp with its English model, and compromise: loaded on the first
+ * analysis (together about 0.7 s), so a broker that never analyzes a
+ * document does not pay for them at start.
+ */
+const language = (() => {
+  let loading: ReturnType<typeof load> | undefined;
+  async function load() {
+    const [{ default: winkNLP }, { default: model }, { default: nlp }] = await Promise.all([
+      import("wink-nlp"),
+      import("wink-eng-lite-web-model"),
+      import("compromise"),
+    ]);
+    const wink = winkNLP(model);
+    return { wink, its: wink.its, nlp };
+  }
+  return () => (loading ??= load());
+})();
 
 /** Keywords are nouns, proper nouns and adjectives that are not stop words. */
 const KEYWORD_POS = new Set(["NOUN", "PROPN", "ADJ"]);
 
 /** The most central sentences, in the order they appear: an extractive summary. */
-export function summarize(text: string, maxSentences = 5): Record<string, unknown> {
+export async function summarize(text: string, maxSentences = 5): Promise<Record<string, unknown>> {
+  const { wink, its } = await language();
   const doc = wink.readDoc(text);
   const sentences = doc.sentences().out() as string[];
   const importance = doc.out(its.sentenceWiseImportance) as unknown as {
@@ -30,7 +45,8 @@ export function summarize(text: string, maxSentences = 5): Record<string, unknow
 }
 
 /** Ranked keywords, by how often each occurs; the score is relative to the first. */
-export function keywords(text: string, limit = 15): Record<string, unknown> {
+export async function keywords(text: string, limit = 15): Promise<Record<string, unknown>> {
+  const { wink, its } = await language();
   const doc = wink.readDoc(text);
   const counts = new Map<string, number>();
   doc.tokens().each((token: ItemToken) => {
@@ -52,7 +68,8 @@ export function keywords(text: string, limit = 15): Record<string, unknown> {
 }
 
 /** Sentiment from wink-nlp's lexicon: a score from -1 to 1 and its label. */
-export function sentiment(text: string): Record<string, unknown> {
+export async function sentiment(text: string): Promise<Record<string, unknown>> {
+  const { wink, its } = await language();
   const doc = wink.readDoc(text);
   const score = doc.out(its.sentiment) as unknown as number;
   const perSentence = doc.sentences().out(its.sentiment) as unknown as number[];
@@ -66,7 +83,8 @@ export function sentiment(text: string): Record<string, unknown> {
 }
 
 /** People, places and organizations (compromise) and dates (wink-nlp), each with its count. */
-export function entities(text: string): Record<string, unknown> {
+export async function entities(text: string): Promise<Record<string, unknown>> {
+  const { wink, its, nlp } = await language();
   const doc = nlp(text);
   const dates: string[] = [];
   wink

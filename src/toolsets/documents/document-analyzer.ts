@@ -34,7 +34,7 @@ export class DocumentAnalyzer implements BuiltinToolset {
           document_url: url,
           format,
           analysis_type: type,
-          ...ANALYSES[type](extracted.text),
+          ...(await ANALYSES[type](extracted.text)),
         };
       }
       default:

@@ -1,5 +1,3 @@
-import * as cheerio from "cheerio";
-import mammoth from "mammoth";
 import { extractText as extractPdfText, getDocumentProxy } from "unpdf";
 import { BrokerError } from "../../contract/errors.js";
 import type { DocumentFormat } from "./detect-format.js";
@@ -25,10 +23,13 @@ export async function extractText(bytes: Buffer, format: DocumentFormat): Promis
         const { totalPages, text } = await extractPdfText(pdf, { mergePages: true });
         return { text: tidy(text), pages: totalPages };
       }
-      case "docx":
+      case "docx": {
+        // Loaded on first use, as cheerio below: the broker starts without them.
+        const { default: mammoth } = await import("mammoth");
         return { text: tidy((await mammoth.extractRawText({ buffer: bytes })).value) };
+      }
       case "html":
-        return readableHtml(bytes.toString("utf8"));
+        return await readableHtml(bytes.toString("utf8"));
       case "txt":
         return { text: tidy(bytes.toString("utf8").replace(/^\uFEFF/, "")) };
     }
@@ -41,7 +42,8 @@ export async function extractText(bytes: Buffer, format: DocumentFormat): Promis
 }
 
 /** The readable text of a page: no scripts, styles or navigation, one line per block. */
-function readableHtml(html: string): ExtractedText {
+async function readableHtml(html: string): Promise<ExtractedText> {
+  const cheerio = await import("cheerio");
   const $ = cheerio.load(html);
   const title = $("title").first().text().trim() || undefined;
   $(NOT_CONTENT).remove();
