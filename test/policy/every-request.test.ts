@@ -153,8 +153,15 @@ describe("over HTTP: /mcp and /mcp/<name>", () => {
         });
       await client.close();
     }
-    const audited = auditOf(auditFile).filter((r) => r.token === "limited");
-    expect(audited.filter((r) => r.outcome === "rate_limited").length).toBeGreaterThanOrEqual(4);
+    // The audit file is appended to asynchronously: its last lines may follow the answers.
+    await expect
+      .poll(
+        () =>
+          auditOf(auditFile).filter((r) => r.token === "limited" && r.outcome === "rate_limited")
+            .length,
+        { timeout: 5000 },
+      )
+      .toBeGreaterThanOrEqual(4);
   });
 
   it("a token that may list a source's resources may not read them without a call scope", async () => {
