@@ -207,6 +207,20 @@ export type ToolsetName = (typeof TOOLSET_NAMES)[number];
 
 const Seconds = z.number().positive().max(600);
 
+/** An Evolution CMS database by URL: the emcp source's and the search tool's. */
+export const CmsDatabaseUrl = z
+  .string()
+  .regex(
+    /^(sqlite:.+|mysql:\/\/.+|postgres(ql)?:\/\/.+)$/,
+    "expected sqlite:PATH, mysql://… or postgres://…",
+  );
+
+/** The prefix of an Evolution CMS site's tables. */
+export const CmsTablePrefix = z
+  .string()
+  .regex(/^[A-Za-z0-9_]*$/)
+  .describe('Default "evo_".');
+
 const ToolsetsSchema = z
   .strictObject({
     calculator: z
@@ -256,18 +270,10 @@ const ToolsetsSchema = z
           ),
         cms: z
           .strictObject({
-            database: z
-              .string()
-              .regex(
-                /^(sqlite:.+|mysql:\/\/.+|postgres(ql)?:\/\/.+)$/,
-                "expected sqlite:PATH, mysql://… or postgres://…",
-              )
-              .describe("The Evolution CMS database, as the emcp source takes it; read-only."),
-            table_prefix: z
-              .string()
-              .regex(/^[A-Za-z0-9_]*$/)
-              .optional()
-              .describe('Default "evo_".'),
+            database: CmsDatabaseUrl.describe(
+              "The Evolution CMS database, as the emcp source takes it; read-only.",
+            ),
+            table_prefix: CmsTablePrefix.optional(),
             site_url: z
               .url({ protocol: /^https?$/ })
               .optional()

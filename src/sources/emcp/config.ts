@@ -1,22 +1,14 @@
 /** The `source` fields of the Evolution CMS (eMCP) toolset. */
 import { z } from "zod";
-import { mountFields } from "../../config/schema.js";
+import { CmsDatabaseUrl, CmsTablePrefix, mountFields } from "../../config/schema.js";
 import { MODEL_NAMES } from "../../toolsets/emcp/models.js";
 
 export const EmcpSourceSchema = z.strictObject({
   backend: z.literal("emcp"),
-  database: z
-    .string()
-    .regex(
-      /^(sqlite:.+|mysql:\/\/.+|postgres(ql)?:\/\/.+)$/,
-      "expected sqlite:PATH, mysql://… or postgres://…",
-    )
-    .describe("The Evolution CMS database, read-only; ${ENV} works for credentials."),
-  table_prefix: z
-    .string()
-    .regex(/^[A-Za-z0-9_]*$/)
-    .optional()
-    .describe('Default "evo_".'),
+  database: CmsDatabaseUrl.describe(
+    "The Evolution CMS database, read-only; ${ENV} works for credentials.",
+  ),
+  table_prefix: CmsTablePrefix.optional(),
   max_result_items: z.int().positive().optional().describe("The largest limit; default 100."),
   max_offset: z.int().nonnegative().optional().describe("The largest offset; default 5000."),
   max_depth: z.int().positive().optional().describe("The deepest depth; default 6."),
