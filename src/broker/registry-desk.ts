@@ -145,15 +145,7 @@ export class RegistryDesk {
    * `details.function`), so the registry's -32002 and -32003 can be told apart.
    */
   async functionPath(tool: string, functionName: string): Promise<string> {
-    const runtime = await this.registry.find(tool);
-    const names = runtime.tool.definition.functions.map((f) => f.name);
-    if (!names.includes(functionName)) {
-      throw new BrokerError(
-        "not_found",
-        `tool ${tool} has no function "${functionName}"; its functions are ${names.join(", ")}`,
-        { tool, function: functionName },
-      );
-    }
+    (await this.registry.find(tool)).function(functionName);
     await this.host.settled();
     return joinPath(joinPath(this.host.mount(), tool), functionName);
   }

@@ -5,7 +5,7 @@ import type { Logger } from "../contract/log.js";
 import type { RegisteredTool } from "./catalog.js";
 import { AddressRefused, NotReached } from "../net/guarded-request.js";
 import { BreakerOpen, CheckFailure, ServiceBreaker, type BreakerState } from "./service-breaker.js";
-import type { DeclaredStatus } from "./tool-definition.js";
+import type { DeclaredStatus, FunctionDefinition } from "./tool-definition.js";
 import { ExecutionFailure, type ExecutionError, type ToolService } from "./tool-service.js";
 
 /** How long a health check may take before it counts as failed. */
@@ -127,20 +127,24 @@ export class ServiceRuntime {
     return { ...this.health(), capabilities };
   }
 
+  /** A function of the tool; `not_found` naming the functions there are, with `details.function`. */
+  function(functionName: string): FunctionDefinition {
+    const fn = this.tool.definition.functions.find((f) => f.name === functionName);
+    if (fn) return fn;
+    throw new BrokerError(
+      "not_found",
+      `tool ${this.name} has no function "${functionName}"; its functions are ${this.tool.definition.functions.map((f) => f.name).join(", ")}`,
+      { tool: this.name, function: functionName },
+    );
+  }
+
   /** Sends a call to the service, unless its breaker or its status says it cannot take it. */
   async call(
     functionName: string,
     args: Record<string, unknown>,
     options: CallOptions,
   ): Promise<CallOutcome> {
-    const fn = this.tool.definition.functions.find((f) => f.name === functionName);
-    if (!fn) {
-      throw new BrokerError(
-        "not_found",
-        `tool ${this.name} has no function "${functionName}"; its functions are ${this.tool.definition.functions.map((f) => f.name).join(", ")}`,
-        { tool: this.name, function: functionName },
-      );
-    }
+    const fn = this.function(functionName);
     if (this.tool.definition.status !== "AVAILABLE") {
       throw this.unavailable(
         this.tool.definition.status === "MAINTENANCE"
