@@ -19,6 +19,11 @@ export const CallRequest = z.strictObject({
 export function parseRequest<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((i) => `${jsonPath(i.path)}: ${i.message}`);
-  throw new BrokerError("invalid_params", `invalid request: ${problems.join("; ")}`, { problems });
+  throw invalidRequest(result.error);
+}
+
+/** A request that did not fit its schema, as `invalid_params` naming each field. */
+export function invalidRequest(error: z.ZodError): BrokerError {
+  const problems = error.issues.map((i) => `${jsonPath(i.path)}: ${i.message}`);
+  return new BrokerError("invalid_params", `invalid request: ${problems.join("; ")}`, { problems });
 }

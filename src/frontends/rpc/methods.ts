@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Broker } from "../../broker/broker.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { Principal } from "../../contract/router.js";
-import { parseRequest } from "../rest/requests.js";
+import { invalidRequest, parseRequest } from "../rest/requests.js";
 
 const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
 
@@ -89,10 +89,11 @@ export const METHODS: Record<string, Method> = {
 
   "tools/call": async (params, ctx) => {
     const parsed = CallParams.safeParse(params ?? {});
-    const callId =
-      parsed.success && parsed.data.call_id !== undefined ? parsed.data.call_id : randomUUID();
+    // The answer carries the call's id even when other params are wrong.
+    const callId = (parsed.success ? parsed.data.call_id : undefined) ?? randomUUID();
     try {
-      const call = parseRequest(CallParams, params ?? {});
+      if (!parsed.success) throw invalidRequest(parsed.error);
+      const call = parsed.data;
       const started = performance.now();
       const path = await ctx.broker.registry.functionPath(call.tool_name, call.function_name);
       const out = await ctx.broker.call(path, call.arguments, {
