@@ -23,6 +23,7 @@ import type { CallContext } from "../../contract/router.js";
 import type { SourceView } from "../../broker/source-view.js";
 import { announce } from "./announce.js";
 import { handleRequest } from "./handle-request.js";
+import type { HandlerHost } from "./handler-host.js";
 import type { RequestExtra } from "./request-context.js";
 
 export const AGGREGATE_CAPABILITIES: ServerCapabilities = {
@@ -36,14 +37,14 @@ export const AGGREGATE_CAPABILITIES: ServerCapabilities = {
  * qualified names and URIs (aggregate-names.ts), each request through the
  * broker and its policy at the source's node. Lists gather all sources that
  * offer the feature to this caller; a source that fails (or is down) is left
- * out of a list rather than failing it. Returns the cleanup for when the
- * session closes.
+ * out of a list rather than failing it. Returns the (qualified) URIs the
+ * session subscribes to.
  */
 export function serveAggregateCatalog(
-  server: Server,
+  host: HandlerHost,
   broker: Broker,
   context: (extra: RequestExtra) => CallContext,
-): () => void {
+): ReadonlySet<string> {
   const handling = { log: broker.log };
   const offering = (feature: "resources" | "prompts", ctx: CallContext) =>
     broker
@@ -85,7 +86,7 @@ export function serveAggregateCatalog(
     return { source: split.source, name: split.name };
   };
 
-  handleRequest(server, ListResourcesRequestSchema, handling, async (_r, extra) => {
+  handleRequest(host, ListResourcesRequestSchema, handling, async (_r, extra) => {
     const ctx = context(extra);
     return {
       resources: await gather(
@@ -101,7 +102,7 @@ export function serveAggregateCatalog(
       ),
     };
   });
-  handleRequest(server, ListResourceTemplatesRequestSchema, handling, async (_r, extra) => {
+  handleRequest(host, ListResourceTemplatesRequestSchema, handling, async (_r, extra) => {
     const ctx = context(extra);
     return {
       resourceTemplates: await gather(
@@ -118,7 +119,7 @@ export function serveAggregateCatalog(
       ),
     };
   });
-  handleRequest(server, ReadResourceRequestSchema, handling, async (r, extra) => {
+  handleRequest(host, ReadResourceRequestSchema, handling, async (r, extra) => {
     const { source, uri } = byUri(r.params.uri);
     const result = await broker.request(
       source,
@@ -133,20 +134,20 @@ export function serveAggregateCatalog(
   });
 
   const subscribed = new Set<string>();
-  handleRequest(server, SubscribeRequestSchema, handling, async (r, extra) => {
+  handleRequest(host, SubscribeRequestSchema, handling, async (r, extra) => {
     const { source, uri } = byUri(r.params.uri);
     await broker.request(source, "resources/subscribe", { ...r.params, uri }, context(extra));
     subscribed.add(r.params.uri);
     return {};
   });
-  handleRequest(server, UnsubscribeRequestSchema, handling, async (r, extra) => {
+  handleRequest(host, UnsubscribeRequestSchema, handling, async (r, extra) => {
     const { source, uri } = byUri(r.params.uri);
     subscribed.delete(r.params.uri);
     await broker.request(source, "resources/unsubscribe", { ...r.params, uri }, context(extra));
     return {};
   });
 
-  handleRequest(server, ListPromptsRequestSchema, handling, async (_r, extra) => {
+  handleRequest(host, ListPromptsRequestSchema, handling, async (_r, extra) => {
     const ctx = context(extra);
     return {
       prompts: await gather(
@@ -158,11 +159,11 @@ export function serveAggregateCatalog(
       ),
     };
   });
-  handleRequest(server, GetPromptRequestSchema, handling, async (r, extra) => {
+  handleRequest(host, GetPromptRequestSchema, handling, async (r, extra) => {
     const { source, name } = byName(r.params.name);
     return broker.request(source, "prompts/get", { ...r.params, name }, context(extra));
   });
-  handleRequest(server, CompleteRequestSchema, handling, async (r, extra) => {
+  handleRequest(host, CompleteRequestSchema, handling, async (r, extra) => {
     const ref = r.params.ref;
     if (ref.type === "ref/prompt") {
       const { source, name } = byName(ref.name);
@@ -182,6 +183,19 @@ export function serveAggregateCatalog(
     );
   });
 
+  return subscribed;
+}
+
+/**
+ * Tells a 2025-era session what changed in the sources' resources and prompts,
+ * and passes on updates of the resources it subscribed to, under their
+ * qualified URIs. Returns the cleanup for when the session closes.
+ */
+export function announceCatalogChanges(
+  server: Server,
+  broker: Broker,
+  subscribed: ReadonlySet<string>,
+): () => void {
   return broker.onSourceEvent((source, event) => {
     if (event.type === "changed") {
       if (event.what === "resources") announce(server, "resources");

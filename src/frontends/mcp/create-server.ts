@@ -5,6 +5,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   type CallToolResult,
+  type ServerCapabilities,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Broker } from "../../broker/broker.js";
@@ -13,9 +14,14 @@ import type { CallContext, Principal } from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
 import type { ExposeMode } from "../../config/schema.js";
 import type { ToolEntry } from "../../tree/tree.js";
-import { AGGREGATE_CAPABILITIES, serveAggregateCatalog } from "./aggregate-catalog.js";
+import {
+  AGGREGATE_CAPABILITIES,
+  announceCatalogChanges,
+  serveAggregateCatalog,
+} from "./aggregate-catalog.js";
 import { jsonResult, toCallToolResult } from "./call-result.js";
 import { handleRequest } from "./handle-request.js";
+import { legacyHost, type HandlerHost } from "./handler-host.js";
 import { META_TOOL_NAMES, META_TOOLS } from "./meta-tools.js";
 import { announce } from "./announce.js";
 import { ProtocolError } from "./protocol-error.js";
@@ -26,6 +32,20 @@ export interface McpServerOptions {
   readonly principal: Principal;
 }
 
+/** What the broker's aggregated endpoint says of itself, in either revision. */
+export function brokerServerInfo(expose: ExposeMode): {
+  capabilities: ServerCapabilities;
+  instructions: string | undefined;
+} {
+  return {
+    capabilities: { tools: { listChanged: true }, ...AGGREGATE_CAPABILITIES },
+    instructions:
+      expose === "flat"
+        ? undefined
+        : 'Tools are arranged in a tree. Call meta_tree with path "/" to explore, meta_desc on a tool to get its args_schema, then meta_call.',
+  };
+}
+
 /**
  * One MCP server session over the broker: the meta tools, every leaf as a flat
  * tool, or both. Protocol only: the transport is the caller's business.
@@ -33,31 +53,49 @@ export interface McpServerOptions {
 export function createMcpServer(broker: Broker, options: McpServerOptions): Server {
   const server = new Server(
     { name: "mcp-broker", version: packageVersion },
-    {
-      capabilities: { tools: { listChanged: true }, ...AGGREGATE_CAPABILITIES },
-      instructions:
-        options.expose === "flat"
-          ? undefined
-          : 'Tools are arranged in a tree. Call meta_tree with path "/" to explore, meta_desc on a tool to get its args_schema, then meta_call.',
-    },
+    brokerServerInfo(options.expose),
   );
   const session = randomUUID();
+  server.onerror = (err) => broker.log.warn({ err }, "MCP session error");
+  const subscribed = serveBroker(legacyHost(server), broker, { ...options, session });
+  const unsubscribers = [
+    broker.onTreeChange(() => announce(server, "tools")),
+    announceCatalogChanges(server, broker, subscribed),
+  ];
+  const previousOnClose = server.onclose;
+  server.onclose = () => {
+    for (const unsubscribe of unsubscribers) unsubscribe();
+    void broker.endSession(session);
+    previousOnClose?.();
+  };
+  return server;
+}
+
+/**
+ * The broker's handlers on a server of either generation: `tools/list` and
+ * `tools/call` (meta tools, flat tools or both) and the aggregated resources
+ * and prompts. Returns the qualified URIs the session subscribes to.
+ */
+export function serveBroker(
+  host: HandlerHost,
+  broker: Broker,
+  options: McpServerOptions & { readonly session: string },
+): ReadonlySet<string> {
+  const { principal, session } = options;
   const showMeta = options.expose !== "flat";
   const showFlat = options.expose !== "meta";
-
   const handling = { log: broker.log };
-  server.onerror = (err) => broker.log.warn({ err }, "MCP session error");
 
-  handleRequest(server, ListToolsRequestSchema, handling, async () => ({
+  handleRequest(host, ListToolsRequestSchema, handling, async () => ({
     tools: [
       ...(showMeta ? META_TOOLS : []),
-      ...(showFlat ? broker.callableTools(options.principal).map(flatTool) : []),
+      ...(showFlat ? broker.callableTools(principal).map(flatTool) : []),
     ],
   }));
 
-  handleRequest(server, CallToolRequestSchema, handling, async (request, extra) => {
+  handleRequest(host, CallToolRequestSchema, handling, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
-    const ctx = requestContext(extra, options.principal, session, request.params._meta);
+    const ctx = requestContext(extra, principal, session, request.params._meta);
     if (showMeta && META_TOOL_NAMES.has(name)) return metaCall(broker, name, args, ctx);
     const leaf = showFlat ? broker.tree().toolByFlatName(name) : undefined;
     if (!leaf)
@@ -68,20 +106,7 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
     return toCallToolResult(await broker.call(leaf.path, args, ctx));
   });
 
-  const offCatalog = serveAggregateCatalog(server, broker, (extra) =>
-    requestContext(extra, options.principal, session),
-  );
-  const unsubscribe = broker.onTreeChange(() => {
-    announce(server, "tools");
-  });
-  const previousOnClose = server.onclose;
-  server.onclose = () => {
-    unsubscribe();
-    offCatalog();
-    void broker.endSession(session);
-    previousOnClose?.();
-  };
-  return server;
+  return serveAggregateCatalog(host, broker, (extra) => requestContext(extra, principal, session));
 }
 
 /** The meta tools; a failure (a path that is not there) is theirs to answer as a tool result. */

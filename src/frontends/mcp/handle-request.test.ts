@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { BrokerError } from "../../contract/errors.js";
 import { capturingLogger } from "../../../test/helpers/broker.js";
 import { handleRequest } from "./handle-request.js";
+import { legacyHost } from "./handler-host.js";
 
 async function serve(register: (server: Server) => void): Promise<Client> {
   const server = new Server(
@@ -27,7 +28,7 @@ describe("handleRequest", () => {
   it("logs an internal failure with its cause and answers -32603 without it", async () => {
     const { log, lines } = capturingLogger();
     const client = await serve((server) =>
-      handleRequest(server, ListResourcesRequestSchema, { log }, async () => {
+      handleRequest(legacyHost(server), ListResourcesRequestSchema, { log }, async () => {
         throw new TypeError("cannot read /etc/secret-path");
       }),
     );
@@ -44,10 +45,12 @@ describe("handleRequest", () => {
     const failing = async (): Promise<never> => {
       throw new BrokerError("invalid_params", "argument 'id' must be an integer");
     };
-    const mcp = await serve((s) => handleRequest(s, CallToolRequestSchema, { log }, failing));
+    const mcp = await serve((s) =>
+      handleRequest(legacyHost(s), CallToolRequestSchema, { log }, failing),
+    );
     expect(await mcp.callTool({ name: "x", arguments: {} })).toMatchObject({ isError: true });
     const emcp = await serve((s) =>
-      handleRequest(s, CallToolRequestSchema, { log, profile: "emcp" }, failing),
+      handleRequest(legacyHost(s), CallToolRequestSchema, { log, profile: "emcp" }, failing),
     );
     await expect(emcp.callTool({ name: "x", arguments: {} })).rejects.toMatchObject({
       code: -32602,

@@ -1,5 +1,3 @@
-import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolResult, ServerResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { jsonPath } from "../../config/errors.js";
@@ -7,6 +5,7 @@ import { BrokerError, type ErrorProfile } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
 import { asToolError } from "./call-result.js";
 import { ProtocolError, protocolError } from "./protocol-error.js";
+import type { HandlerHost } from "./handler-host.js";
 import type { RequestExtra } from "./request-context.js";
 
 /** An SDK request schema: its `method` literal and the shape of its params. */
@@ -31,7 +30,7 @@ export interface HandlerOptions {
  *   generic "internal error" (its text may hold paths or secrets).
  */
 export function handleRequest<S extends RequestSchema>(
-  server: Server,
+  host: HandlerHost,
   schema: S,
   options: HandlerOptions,
   handler: (request: z.infer<S>, extra: RequestExtra) => Promise<ServerResult>,
@@ -51,20 +50,7 @@ export function handleRequest<S extends RequestSchema>(
       throw protocolError(err, profile);
     }
   };
-  // The SDK's Server wraps tools/call handlers in its own validation, whose
-  // failure reads as a dump; Protocol's method registers the handler as it is.
-  Protocol.prototype.setRequestHandler.call(server, methodOnly(method), answer as never);
-}
-
-/** One schema per method for every session: a zod schema costs kilobytes, sessions are many. */
-const METHOD_ONLY = new Map<string, z.ZodType>();
-function methodOnly(method: string): z.ZodType {
-  let schema = METHOD_ONLY.get(method);
-  if (!schema) {
-    schema = z.looseObject({ method: z.literal(method) });
-    METHOD_ONLY.set(method, schema);
-  }
-  return schema;
+  host.handle(method, answer);
 }
 
 function invalidRequest(method: string, error: z.ZodError): ProtocolError {

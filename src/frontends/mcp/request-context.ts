@@ -1,17 +1,22 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import type {
+  ClientResult,
+  ServerNotification,
+  ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext, Principal } from "../../contract/router.js";
 
 const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
 
-export type RequestExtra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
+/** What a handler has of its request besides the message: cancellation and the way back. */
+export interface RequestExtra {
+  readonly signal: AbortSignal;
+  sendNotification(n: ServerNotification): Promise<void>;
+  /** A request to the client, bound to this one (sampling, elicitation, roots). */
+  sendRequest(r: ServerRequest, signal?: AbortSignal): Promise<ClientResult>;
+}
 
 /** A request's `_meta`: its progress token, and the broker's `idempotencyKey`. */
 export type RequestMeta = { progressToken?: string | number; idempotencyKey?: unknown } | undefined;
-
-/** Results of client requests are relayed as the client gave them. */
-const RelayedClientResult = z.looseObject({});
 
 /**
  * The CallContext of one MCP request: its cancellation, its progress token, and
@@ -43,8 +48,7 @@ export function requestContext(
               })
               .catch(() => undefined);
           },
-    request: (r: ServerRequest, signal?: AbortSignal) =>
-      extra.sendRequest(r, RelayedClientResult as never, { signal }) as never,
+    request: (r, signal) => extra.sendRequest(r, signal),
     notify: (n: ServerNotification) => {
       extra.sendNotification(n).catch(() => undefined);
     },

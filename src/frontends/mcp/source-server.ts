@@ -21,6 +21,7 @@ import { packageVersion } from "../../contract/version.js";
 import { toCallToolResult } from "./call-result.js";
 import { announce } from "./announce.js";
 import { handleRequest } from "./handle-request.js";
+import { legacyHost, type HandlerHost } from "./handler-host.js";
 import { protocolError } from "./protocol-error.js";
 import { requestContext, type RequestExtra, type RequestMeta } from "./request-context.js";
 
@@ -35,84 +36,13 @@ import { requestContext, type RequestExtra, type RequestMeta } from "./request-c
 export function createSourceServer(broker: Broker, name: string, principal: Principal): Server {
   const source = broker.source(name);
   const session = randomUUID();
-  const backend = source.capabilities();
-  const capabilities: ServerCapabilities = {
-    ...backend,
-    tools: { ...backend.tools, listChanged: true },
-  };
-  const server = new Server(source.serverInfo() ?? { name, version: packageVersion }, {
-    capabilities,
-    instructions: source.instructions(),
-  });
-  const handling = { log: broker.log, profile: source.errorProfile };
+  const server = new Server(
+    source.serverInfo() ?? { name, version: packageVersion },
+    sourceServerInfo(broker, name),
+  );
   server.onerror = (err) => broker.log.warn({ err, source: name }, "MCP session error");
-  const ctx = (extra: RequestExtra, meta?: RequestMeta): CallContext =>
-    requestContext(extra, principal, session, meta);
-
-  handleRequest(server, ListToolsRequestSchema, handling, async () => {
-    const current = broker.source(name);
-    return {
-      tools: current.tools().filter((t) => allows(principal, "call", current.leaf(t.name).path)),
-    };
-  });
-  handleRequest(server, CallToolRequestSchema, handling, async (request, extra) => {
-    const { name: tool, arguments: args = {} } = request.params;
-    let path: string;
-    try {
-      path = broker.source(name).leaf(tool).path;
-    } catch (err) {
-      // An unknown tool is a protocol error in either profile, not a result.
-      throw protocolError(err, source.errorProfile);
-    }
-    return toCallToolResult(await broker.call(path, args, ctx(extra, request.params._meta)));
-  });
-
-  const subscribed = new Set<string>();
-  let logging = false;
-  if (backend.resources) {
-    handleRequest(server, ListResourcesRequestSchema, handling, (r, extra) =>
-      broker.request(name, "resources/list", r.params, ctx(extra)),
-    );
-    handleRequest(server, ListResourceTemplatesRequestSchema, handling, (r, extra) =>
-      broker.request(name, "resources/templates/list", r.params, ctx(extra)),
-    );
-    handleRequest(server, ReadResourceRequestSchema, handling, (r, extra) =>
-      broker.request(name, "resources/read", r.params, ctx(extra, r.params._meta)),
-    );
-    if (backend.resources.subscribe) {
-      handleRequest(server, SubscribeRequestSchema, handling, async (r, extra) => {
-        await broker.request(name, "resources/subscribe", r.params, ctx(extra));
-        subscribed.add(r.params.uri);
-        return {};
-      });
-      handleRequest(server, UnsubscribeRequestSchema, handling, async (r, extra) => {
-        subscribed.delete(r.params.uri);
-        await broker.request(name, "resources/unsubscribe", r.params, ctx(extra));
-        return {};
-      });
-    }
-  }
-  if (backend.prompts) {
-    handleRequest(server, ListPromptsRequestSchema, handling, (r, extra) =>
-      broker.request(name, "prompts/list", r.params, ctx(extra)),
-    );
-    handleRequest(server, GetPromptRequestSchema, handling, (r, extra) =>
-      broker.request(name, "prompts/get", r.params, ctx(extra, r.params._meta)),
-    );
-  }
-  if (backend.completions) {
-    handleRequest(server, CompleteRequestSchema, handling, (r, extra) =>
-      broker.request(name, "completion/complete", r.params, ctx(extra)),
-    );
-  }
-  if (backend.logging) {
-    handleRequest(server, SetLevelRequestSchema, handling, async (r, extra) => {
-      await broker.request(name, "logging/setLevel", r.params, ctx(extra));
-      logging = true;
-      return {};
-    });
-  }
-
+  const interest = serveSource(legacyHost(server), broker, name, principal, session);
+  const backend = source.capabilities();
   const unsubscribers = [
     broker.onTreeChange(() => announce(server, "tools")),
     broker.onSourceEvent((from, event) => {
@@ -125,7 +55,9 @@ export function createSourceServer(broker: Broker, name: string, principal: Prin
       }
       const n = event.notification;
       const mine =
-        n.method === "notifications/resources/updated" ? subscribed.has(n.params.uri) : logging;
+        n.method === "notifications/resources/updated"
+          ? interest.subscribed.has(n.params.uri)
+          : interest.logging;
       if (mine) void server.notification(n).catch(() => undefined);
     }),
   ];
@@ -134,4 +66,105 @@ export function createSourceServer(broker: Broker, name: string, principal: Prin
     void broker.endSession(session);
   };
   return server;
+}
+
+/** A source's capabilities and instructions as its own endpoint offers them. */
+export function sourceServerInfo(
+  broker: Broker,
+  name: string,
+): { capabilities: ServerCapabilities; instructions: string | undefined } {
+  const source = broker.source(name);
+  const backend = source.capabilities();
+  return {
+    capabilities: { ...backend, tools: { ...backend.tools, listChanged: true } },
+    instructions: source.instructions(),
+  };
+}
+
+/** What a session of a source asked to hear of: resources it subscribed to, and logs. */
+export interface SessionInterest {
+  readonly subscribed: Set<string>;
+  logging: boolean;
+}
+
+/**
+ * A source's handlers on a server of either generation: its tools through
+ * the broker, and every other request it offers passed on.
+ */
+export function serveSource(
+  host: HandlerHost,
+  broker: Broker,
+  name: string,
+  principal: Principal,
+  session: string,
+): SessionInterest {
+  const source = broker.source(name);
+  const backend = source.capabilities();
+  const handling = { log: broker.log, profile: source.errorProfile };
+  const ctx = (extra: RequestExtra, meta?: RequestMeta): CallContext =>
+    requestContext(extra, principal, session, meta);
+  const interest: SessionInterest = { subscribed: new Set(), logging: false };
+
+  handleRequest(host, ListToolsRequestSchema, handling, async () => {
+    const current = broker.source(name);
+    return {
+      tools: current.tools().filter((t) => allows(principal, "call", current.leaf(t.name).path)),
+    };
+  });
+  handleRequest(host, CallToolRequestSchema, handling, async (request, extra) => {
+    const { name: tool, arguments: args = {} } = request.params;
+    let path: string;
+    try {
+      path = broker.source(name).leaf(tool).path;
+    } catch (err) {
+      // An unknown tool is a protocol error in either profile, not a result.
+      throw protocolError(err, source.errorProfile);
+    }
+    return toCallToolResult(await broker.call(path, args, ctx(extra, request.params._meta)));
+  });
+
+  if (backend.resources) {
+    handleRequest(host, ListResourcesRequestSchema, handling, (r, extra) =>
+      broker.request(name, "resources/list", r.params, ctx(extra)),
+    );
+    handleRequest(host, ListResourceTemplatesRequestSchema, handling, (r, extra) =>
+      broker.request(name, "resources/templates/list", r.params, ctx(extra)),
+    );
+    handleRequest(host, ReadResourceRequestSchema, handling, (r, extra) =>
+      broker.request(name, "resources/read", r.params, ctx(extra, r.params._meta)),
+    );
+    if (backend.resources.subscribe) {
+      handleRequest(host, SubscribeRequestSchema, handling, async (r, extra) => {
+        await broker.request(name, "resources/subscribe", r.params, ctx(extra));
+        interest.subscribed.add(r.params.uri);
+        return {};
+      });
+      handleRequest(host, UnsubscribeRequestSchema, handling, async (r, extra) => {
+        interest.subscribed.delete(r.params.uri);
+        await broker.request(name, "resources/unsubscribe", r.params, ctx(extra));
+        return {};
+      });
+    }
+  }
+  if (backend.prompts) {
+    handleRequest(host, ListPromptsRequestSchema, handling, (r, extra) =>
+      broker.request(name, "prompts/list", r.params, ctx(extra)),
+    );
+    handleRequest(host, GetPromptRequestSchema, handling, (r, extra) =>
+      broker.request(name, "prompts/get", r.params, ctx(extra, r.params._meta)),
+    );
+  }
+  if (backend.completions) {
+    handleRequest(host, CompleteRequestSchema, handling, (r, extra) =>
+      broker.request(name, "completion/complete", r.params, ctx(extra)),
+    );
+  }
+  if (backend.logging) {
+    handleRequest(host, SetLevelRequestSchema, handling, async (r, extra) => {
+      await broker.request(name, "logging/setLevel", r.params, ctx(extra));
+      interest.logging = true;
+      return {};
+    });
+  }
+  return interest;
 }
