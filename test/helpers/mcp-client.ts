@@ -1,6 +1,11 @@
 import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+  type ClientOptions as ModernClientOptions,
+} from "@modelcontextprotocol/client";
 
 /** A real SDK client connected over Streamable HTTP to `/mcp` or to `/mcp/<name>`. */
 export async function connectHttp(
@@ -77,4 +82,25 @@ export async function openRawSession(url: string): Promise<Record<string, string
     await postMcp(url, { jsonrpc: "2.0", method: "notifications/initialized" }, headers)
   ).text();
   return headers;
+}
+
+/**
+ * A real SDK 2.x client speaking revision 2026-07-28 (pinned: no fallback to
+ * `initialize`) over Streamable HTTP.
+ */
+export async function connectModern(
+  url: string,
+  headers: Record<string, string> = {},
+  options: { path?: string; client?: ModernClientOptions } = {},
+): Promise<ModernClient> {
+  const client = new ModernClient(
+    { name: "test-client", version: "2.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } }, ...options.client },
+  );
+  await client.connect(
+    new ModernHttpTransport(new URL(`${url}${options.path ?? "/mcp"}`), {
+      requestInit: { headers },
+    }),
+  );
+  return client;
 }

@@ -11,6 +11,15 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { HttpSessions, type McpHttpEndpoint } from "../mcp/http-sessions.js";
 import { DEFAULT_SESSION_LIMITS, SessionBook, type SessionLimits } from "../mcp/session-book.js";
 import { StatelessHttp } from "../mcp/stateless-http.js";
+import type { Server as ModernServer, ServerNotifier } from "@modelcontextprotocol/server";
+import { BothRevisions } from "../mcp/both-revisions.js";
+import { InputBridge } from "../mcp/input-bridge.js";
+import {
+  createModernServer,
+  createModernSourceServer,
+  notifyBrokerChanges,
+  notifySourceChanges,
+} from "../mcp/modern-server.js";
 import { LEGACY_MESSAGES_PATH, LegacySse } from "../mcp/legacy-sse.js";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { createSourceServer } from "../mcp/source-server.js";
@@ -51,16 +60,28 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const book = new SessionBook(options.sessions ?? DEFAULT_SESSION_LIMITS, log);
   broker.metrics.countSessions("http", () => book.size);
+  const bridge = new InputBridge();
   const endpoint = (
     path: string,
     createServer: (principal: Principal) => Server,
+    createModernServer: (principal: Principal) => ModernServer,
+    watch: (notify: ServerNotifier) => () => void,
   ): McpHttpEndpoint =>
-    options.stateless
-      ? new StatelessHttp(createServer, maxBytes)
-      : new HttpSessions(path, createServer, book, maxBytes);
+    new BothRevisions(
+      options.stateless
+        ? new StatelessHttp(createServer, maxBytes)
+        : new HttpSessions(path, createServer, book, maxBytes),
+      createModernServer,
+      maxBytes,
+      log,
+      watch,
+    );
   const sourceSessions = new Map<string, McpHttpEndpoint>();
-  const sessions = endpoint("/mcp", (principal) =>
-    createMcpServer(broker, { expose: options.expose(), principal }),
+  const sessions = endpoint(
+    "/mcp",
+    (principal) => createMcpServer(broker, { expose: options.expose(), principal }),
+    (principal) => createModernServer(broker, { expose: options.expose(), principal }, bridge),
+    (notify) => notifyBrokerChanges(broker, notify),
   );
   const app = new Hono<AuthEnv>();
   const legacy = new LegacySse(options.sessions?.max ?? DEFAULT_SESSION_LIMITS.max);
@@ -203,8 +224,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     let perSource = sourceSessions.get(name);
     if (!perSource) {
-      perSource = endpoint(`/mcp/${name}`, (principal) =>
-        createSourceServer(broker, name, principal),
+      perSource = endpoint(
+        `/mcp/${name}`,
+        (principal) => createSourceServer(broker, name, principal),
+        (principal) => createModernSourceServer(broker, name, principal, bridge),
+        (notify) => notifySourceChanges(broker, name, notify),
       );
       sourceSessions.set(name, perSource);
     }
@@ -214,6 +238,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     app,
     async closeSessions() {
       book.stop();
+      bridge.close();
       await Promise.all([sessions, ...sourceSessions.values(), legacy].map((s) => s.closeAll()));
     },
   };

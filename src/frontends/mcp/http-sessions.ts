@@ -11,8 +11,11 @@ const RETRY_MS = 1000;
 
 /** One MCP endpoint over Streamable HTTP, with sessions or without. */
 export interface McpHttpEndpoint {
-  /** Serves one request of an authenticated caller. */
-  handle(request: Request, principal: Principal): Promise<Response>;
+  /**
+   * Serves one request of an authenticated caller; `parsedBody` is its body
+   * when it was read already.
+   */
+  handle(request: Request, principal: Principal, parsedBody?: unknown): Promise<Response>;
   /** Ends every session. */
   closeAll(): Promise<void>;
 }
@@ -32,7 +35,7 @@ export class HttpSessions implements McpHttpEndpoint {
     private readonly maxRequestBodySize: number,
   ) {}
 
-  async handle(request: Request, principal: Principal): Promise<Response> {
+  async handle(request: Request, principal: Principal, parsedBody?: unknown): Promise<Response> {
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
       const session = this.book.use(id, this.endpoint);
@@ -43,7 +46,7 @@ export class HttpSessions implements McpHttpEndpoint {
           `session ${id} belongs to another token; start your own with an initialize POST`,
         );
       }
-      return session.transport.handleRequest(request);
+      return session.transport.handleRequest(request, { parsedBody });
     }
     if (request.method !== "POST") {
       return jsonRpcError(
@@ -87,7 +90,7 @@ export class HttpSessions implements McpHttpEndpoint {
       if (transport.sessionId !== undefined) this.book.remove(transport.sessionId);
     };
     await server.connect(transport);
-    const response = await transport.handleRequest(request);
+    const response = await transport.handleRequest(request, { parsedBody });
     if (transport.sessionId === undefined) await server.close();
     return response;
   }

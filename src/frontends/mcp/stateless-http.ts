@@ -16,7 +16,7 @@ export class StatelessHttp implements McpHttpEndpoint {
     private readonly maxRequestBodySize: number,
   ) {}
 
-  async handle(request: Request, principal: Principal): Promise<Response> {
+  async handle(request: Request, principal: Principal, parsedBody?: unknown): Promise<Response> {
     if (request.method !== "POST") {
       return new Response(
         JSON.stringify({
@@ -38,7 +38,7 @@ export class StatelessHttp implements McpHttpEndpoint {
     });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(request);
+      return await transport.handleRequest(request, { parsedBody });
     } finally {
       await server.close();
     }

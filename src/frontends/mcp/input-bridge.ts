@@ -1,0 +1,202 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import {
+  createRequestStateCodec,
+  inputRequired,
+  type InputRequest,
+  type InputRequiredResult,
+  type RequestStateCodec,
+} from "@modelcontextprotocol/server";
+import type { ClientResult, ServerRequest, ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError } from "./protocol-error.js";
+import type { RequestExtra } from "./request-context.js";
+
+/** How long a call waits for its client's next round before it is abandoned. */
+export const ROUND_TIMEOUT_MS = 10 * 60 * 1000;
+
+/** What the broker seals into the `requestState` it hands a 2026-07-28 client. */
+export interface BridgeState {
+  /** The call in flight on this instance. */
+  readonly call: string;
+  /** Which round this state answers: a state is good for one round only. */
+  readonly round: number;
+  /** The caller the call belongs to. */
+  readonly owner: string;
+}
+
+/** One round of a 2026-07-28 request: what it carried, and where its own messages go. */
+export interface Round {
+  readonly state: BridgeState | undefined;
+  readonly inputResponses: Record<string, unknown> | undefined;
+  readonly owner: string;
+  readonly signal: AbortSignal;
+  notify: RequestExtra["sendNotification"];
+}
+
+interface Ask {
+  readonly request: ServerRequest;
+  resolve(result: ClientResult): void;
+  reject(err: Error): void;
+  /** Sent to the client in an input-required result, awaiting its answer. */
+  sent: boolean;
+}
+
+/**
+ * A call made for a 2026-07-28 client, kept running between its rounds: the
+ * backend's requests to the client (sampling, elicitation, roots) wait here
+ * for the client's next round instead of travelling as server-to-client
+ * requests, which that revision does not have.
+ */
+class PendingCall {
+  readonly id = randomUUID();
+  round = 0;
+  readonly asks = new Map<string, Ask>();
+  private outcome: { result: ServerResult } | { error: unknown } | undefined;
+  private wake: (() => void) | undefined;
+  private readonly controller = new AbortController();
+  private expiry: NodeJS.Timeout | undefined;
+  private current: Round;
+  private nextKey = 0;
+
+  constructor(
+    readonly owner: string,
+    first: Round,
+    run: (extra: RequestExtra) => Promise<ServerResult>,
+    private readonly ended: (call: PendingCall) => void,
+  ) {
+    this.current = first;
+    run({
+      signal: this.controller.signal,
+      sendNotification: (n) => this.current.notify(n),
+      sendRequest: (request) => this.ask(request),
+    }).then(
+      (result) => this.settle({ result }),
+      (error: unknown) => this.settle({ error }),
+    );
+  }
+
+  /** Takes a round's answers to what was asked, and its stream for notifications. */
+  resume(round: Round): void {
+    clearTimeout(this.expiry);
+    this.current = round;
+    for (const [key, ask] of this.asks) {
+      const answer = round.inputResponses?.[key];
+      if (answer === undefined || answer === null || typeof answer !== "object") {
+        // Asked and not answered: asked again in this round's result.
+        ask.sent = false;
+        continue;
+      }
+      this.asks.delete(key);
+      ask.resolve(answer as ClientResult);
+    }
+  }
+
+  /**
+   * Waits until the call ends or has something to ask that the client has
+   * not been asked; the round's own cancellation abandons the wait only.
+   */
+  async next(
+    signal: AbortSignal,
+  ): Promise<{ result: ServerResult } | { error: unknown } | { ask: Map<string, Ask> }> {
+    while (this.outcome === undefined && ![...this.asks.values()].some((a) => !a.sent)) {
+      if (signal.aborted) throw signal.reason;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+    }
+    if (this.outcome !== undefined) return this.outcome;
+    for (const ask of this.asks.values()) ask.sent = true;
+    this.round += 1;
+    this.expiry = setTimeout(() => this.abandon(), ROUND_TIMEOUT_MS);
+    this.expiry.unref();
+    return { ask: this.asks };
+  }
+
+  abandon(): void {
+    this.controller.abort(new Error("the client did not answer in time"));
+    for (const ask of this.asks.values()) ask.reject(new Error("the call was abandoned"));
+    this.asks.clear();
+    this.ended(this);
+  }
+
+  private ask(request: ServerRequest): Promise<ClientResult> {
+    return new Promise((resolve, reject) => {
+      this.asks.set(`r${this.nextKey++}`, { request, resolve, reject, sent: false });
+      this.wake?.();
+    });
+  }
+
+  private settle(outcome: { result: ServerResult } | { error: unknown }): void {
+    this.outcome = outcome;
+    clearTimeout(this.expiry);
+    this.wake?.();
+  }
+}
+
+/**
+ * Bridges a 2026-07-28 client to backends that ask it for things mid-call
+ * (2025-era sampling, elicitation and roots requests): the call keeps
+ * running on this instance, each question goes to the client as an
+ * input-required result, and the client's answers, carried in its next
+ * round, go back to the backend's pending request. The `requestState` that
+ * links the rounds is HMAC-sealed, names its caller and is good for one
+ * round: tampered, foreign or replayed state is refused.
+ */
+export class InputBridge {
+  readonly codec: RequestStateCodec<BridgeState>;
+  private readonly calls = new Map<string, PendingCall>();
+
+  constructor(key: Uint8Array = randomBytes(32)) {
+    this.codec = createRequestStateCodec<BridgeState>({ key, ttlSeconds: ROUND_TIMEOUT_MS / 1000 });
+  }
+
+  get size(): number {
+    return this.calls.size;
+  }
+
+  /** Serves one round: the first starts the call, the next ones continue it. */
+  async serve(
+    round: Round,
+    run: (extra: RequestExtra) => Promise<ServerResult>,
+  ): Promise<ServerResult | InputRequiredResult> {
+    let call: PendingCall;
+    if (round.state === undefined) {
+      call = new PendingCall(round.owner, round, run, (c) => this.calls.delete(c.id));
+      this.calls.set(call.id, call);
+    } else {
+      call = this.continued(round.state, round.owner);
+      call.resume(round);
+    }
+    const next = await call.next(round.signal);
+    if ("ask" in next) {
+      const inputRequests: Record<string, InputRequest> = {};
+      for (const [key, ask] of next.ask) inputRequests[key] = ask.request as InputRequest;
+      const requestState = await this.codec.mint({
+        call: call.id,
+        round: call.round,
+        owner: call.owner,
+      });
+      return inputRequired({ inputRequests, requestState });
+    }
+    this.calls.delete(call.id);
+    if ("error" in next) throw next.error;
+    return next.result;
+  }
+
+  /** Ends every call waiting for its client. */
+  close(): void {
+    for (const call of [...this.calls.values()]) call.abandon();
+  }
+
+  private continued(state: BridgeState, owner: string): PendingCall {
+    const call = this.calls.get(state.call);
+    if (!call || call.round !== state.round || call.owner !== owner || owner !== state.owner) {
+      throw new ProtocolError(
+        -32602,
+        "this requestState does not continue a call in progress (it was used already, belongs to another caller, or its call ended); send the request again without requestState",
+        { reason: "invalid_request_state" },
+      );
+    }
+    return call;
+  }
+}
