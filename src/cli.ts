@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { Command, Option } from "commander";
 import { ALL_SCOPES } from "./auth/scopes.js";
 import { createToken } from "./auth/create-token.js";
@@ -12,9 +12,9 @@ import { ConfigError } from "./config/errors.js";
 import { loadConfig } from "./config/load.js";
 import { skeletonWithRegistry } from "./broker/registry-tree.js";
 import { ConfigSchema } from "./sources/kinds.js";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { createMcpServer } from "./frontends/mcp/create-server.js";
 import { createSourceServer } from "./frontends/mcp/source-server.js";
+import { InputBridge } from "./frontends/mcp/input-bridge.js";
 import { parseListenAddress } from "./frontends/http/listen-address.js";
 import { serveHttp } from "./serve.js";
 import { dumpTree } from "./tree/dump.js";
@@ -91,29 +91,31 @@ program
       const config = await loadConfig(configFile, ConfigSchema);
       const broker = await Broker.start(config, { log, ignoreBroken: opts.ignoreBrokenTool });
       const principal = { id: "stdio", scopes: ALL_SCOPES };
-      let server: Server;
+      const bridge = new InputBridge();
+      const name = opts.server;
       try {
-        server =
-          opts.server === undefined
-            ? createMcpServer(broker, { expose: config.expose ?? "meta", principal })
-            : createSourceServer(broker, opts.server, principal);
+        if (name !== undefined) broker.source(name);
       } catch (err) {
         await broker.close();
         throw err;
       }
-      const transport = new StdioServerTransport();
-      // Closing the server closes the transport, whose close calls this again, synchronously:
-      // the work starts on a later tick, so `stopping` is set before it can re-enter.
+      // The client's first message says its revision: `initialize` opens a
+      // 2025-era session, a request with the 2026-07-28 envelope the other.
+      const connection = serveStdio(
+        ({ era }) =>
+          name === undefined
+            ? createMcpServer(broker, { expose: config.expose ?? "meta", principal, era, bridge })
+            : createSourceServer(broker, name, principal, era, bridge),
+        { onerror: (err) => log.warn({ err }, "MCP stdio error") },
+      );
       let stopping: Promise<void> | undefined;
       const stop = () =>
-        (stopping ??= Promise.resolve().then(async () => {
-          await server.close();
+        (stopping ??= (async () => {
+          await connection.close();
+          bridge.close();
           await broker.close();
-        }));
-      const stopAndExit = () => void stop().then(() => process.exit(0));
-      transport.onclose = stopAndExit;
-      await server.connect(transport);
-      process.stdin.on("end", stopAndExit);
+        })());
+      process.stdin.on("end", () => void stop().then(() => process.exit(0)));
       onShutdown(log, stop);
     },
   );

@@ -7,19 +7,14 @@ import type { Logger } from "../../contract/log.js";
 import type { Principal } from "../../contract/router.js";
 import type { ExposeMode } from "../../config/schema.js";
 import { createMcpServer } from "../mcp/create-server.js";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { HttpSessions, type McpHttpEndpoint } from "../mcp/http-sessions.js";
 import { DEFAULT_SESSION_LIMITS, SessionBook, type SessionLimits } from "../mcp/session-book.js";
 import { StatelessHttp } from "../mcp/stateless-http.js";
-import type { Server as ModernServer, ServerNotifier } from "@modelcontextprotocol/server";
+import type { Server, ServerNotifier } from "@modelcontextprotocol/server";
 import { BothRevisions } from "../mcp/both-revisions.js";
+import type { Era } from "../mcp/handler-host.js";
 import { InputBridge } from "../mcp/input-bridge.js";
-import {
-  createModernServer,
-  createModernSourceServer,
-  notifyBrokerChanges,
-  notifySourceChanges,
-} from "../mcp/modern-server.js";
+import { notifyBrokerChanges, notifySourceChanges } from "../mcp/listen-notices.js";
 import { LEGACY_MESSAGES_PATH, LegacySse } from "../mcp/legacy-sse.js";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { createSourceServer } from "../mcp/source-server.js";
@@ -61,28 +56,27 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const book = new SessionBook(options.sessions ?? DEFAULT_SESSION_LIMITS, log);
   broker.metrics.countSessions("http", () => book.size);
   const bridge = new InputBridge();
+  /** One MCP URL of both revisions, whose servers `createServer` makes for each. */
   const endpoint = (
     path: string,
-    createServer: (principal: Principal) => Server,
-    createModernServer: (principal: Principal) => ModernServer,
+    createServer: (principal: Principal, era: Era) => Server,
     watch: (notify: ServerNotifier) => () => void,
-  ): McpHttpEndpoint =>
-    new BothRevisions(
+  ): McpHttpEndpoint => {
+    const legacyServer = (principal: Principal) => createServer(principal, "legacy");
+    return new BothRevisions(
       options.stateless
-        ? new StatelessHttp(createServer, maxBytes)
-        : new HttpSessions(path, createServer, book, maxBytes),
-      createModernServer,
+        ? new StatelessHttp(legacyServer, maxBytes)
+        : new HttpSessions(path, legacyServer, book, maxBytes),
+      (principal) => createServer(principal, "modern"),
       maxBytes,
       log,
       watch,
     );
+  };
+  const brokerServer = (principal: Principal, era: Era) =>
+    createMcpServer(broker, { expose: options.expose(), principal, era, bridge });
   const sourceSessions = new Map<string, McpHttpEndpoint>();
-  const sessions = endpoint(
-    "/mcp",
-    (principal) => createMcpServer(broker, { expose: options.expose(), principal }),
-    (principal) => createModernServer(broker, { expose: options.expose(), principal }, bridge),
-    (notify) => notifyBrokerChanges(broker, notify),
-  );
+  const sessions = endpoint("/mcp", brokerServer, (notify) => notifyBrokerChanges(broker, notify));
   const app = new Hono<AuthEnv>();
   const legacy = new LegacySse(options.sessions?.max ?? DEFAULT_SESSION_LIMITS.max);
   broker.metrics.countSessions("sse", () => legacy.size);
@@ -186,16 +180,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   // The HTTP+SSE transport of 2024-11-05, for clients that speak only it.
   app.get("/sse", async (c) => {
     const principal = c.get("principal");
-    await legacy.open(
-      c.env.outgoing,
-      principal,
-      createMcpServer(broker, { expose: options.expose(), principal }),
-    );
+    await legacy.open(c.env.outgoing, principal, brokerServer(principal, "legacy"));
     return RESPONSE_ALREADY_SENT;
   });
   app.get("/sse/:name", async (c) => {
     const principal = c.get("principal");
-    const server = createSourceServer(broker, broker.source(c.req.param("name")).name, principal);
+    const name = broker.source(c.req.param("name")).name;
+    const server = createSourceServer(broker, name, principal, "legacy", bridge);
     await legacy.open(c.env.outgoing, principal, server);
     return RESPONSE_ALREADY_SENT;
   });
@@ -226,8 +217,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (!perSource) {
       perSource = endpoint(
         `/mcp/${name}`,
-        (principal) => createSourceServer(broker, name, principal),
-        (principal) => createModernSourceServer(broker, name, principal, bridge),
+        (principal, era) => createSourceServer(broker, name, principal, era, bridge),
         (notify) => notifySourceChanges(broker, name, notify),
       );
       sourceSessions.set(name, perSource);

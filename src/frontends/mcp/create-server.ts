@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Server } from "@modelcontextprotocol/server";
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -21,7 +21,9 @@ import {
 } from "./aggregate-catalog.js";
 import { jsonResult, toCallToolResult } from "./call-result.js";
 import { handleRequest } from "./handle-request.js";
-import { legacyHost, type HandlerHost } from "./handler-host.js";
+import { sdkHost, type Era, type HandlerHost } from "./handler-host.js";
+import type { InputBridge } from "./input-bridge.js";
+import { serverOptions } from "./server-options.js";
 import { META_TOOL_NAMES, META_TOOLS } from "./meta-tools.js";
 import { announce } from "./announce.js";
 import { ProtocolError } from "./protocol-error.js";
@@ -30,6 +32,8 @@ import { requestContext } from "./request-context.js";
 export interface McpServerOptions {
   readonly expose: ExposeMode;
   readonly principal: Principal;
+  readonly era: Era;
+  readonly bridge: InputBridge;
 }
 
 /** What the broker's aggregated endpoint says of itself, in either revision. */
@@ -47,17 +51,22 @@ export function brokerServerInfo(expose: ExposeMode): {
 }
 
 /**
- * One MCP server session over the broker: the meta tools, every leaf as a flat
- * tool, or both. Protocol only: the transport is the caller's business.
+ * The broker as one MCP server: the meta tools, every leaf as a flat tool, or
+ * both, for a 2025-era session or one 2026-07-28 request. Protocol only: the
+ * transport is the caller's business.
  */
 export function createMcpServer(broker: Broker, options: McpServerOptions): Server {
   const server = new Server(
     { name: "mcp-broker", version: packageVersion },
-    brokerServerInfo(options.expose),
+    serverOptions(brokerServerInfo(options.expose), options.bridge),
   );
   const session = randomUUID();
   server.onerror = (err) => broker.log.warn({ err }, "MCP session error");
-  const subscribed = serveBroker(legacyHost(server), broker, { ...options, session });
+  const host = sdkHost(server, options.era, options.principal, options.bridge);
+  const subscribed = serveBroker(host, broker, { ...options, session });
+  // A 2026-07-28 server lives for one request: changes reach its client on
+  // `subscriptions/listen` streams instead (listen-notices.ts).
+  if (options.era === "modern") return server;
   const unsubscribers = [
     broker.onTreeChange(() => announce(server, "tools")),
     announceCatalogChanges(server, broker, subscribed),
@@ -79,7 +88,7 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
 export function serveBroker(
   host: HandlerHost,
   broker: Broker,
-  options: McpServerOptions & { readonly session: string },
+  options: { expose: ExposeMode; principal: Principal; session: string },
 ): ReadonlySet<string> {
   const { principal, session } = options;
   const showMeta = options.expose !== "flat";

@@ -1,5 +1,4 @@
-import type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { EventStore, JSONRPCMessage } from "@modelcontextprotocol/server";
 
 /** Events kept per session for clients that reconnect with `Last-Event-ID`. */
 const KEPT_EVENTS = 1000;

@@ -1,6 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Client } from "@modelcontextprotocol/client";
+import { InMemoryTransport, Server } from "@modelcontextprotocol/server";
 import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
@@ -9,14 +8,15 @@ import { describe, expect, it } from "vitest";
 import { BrokerError } from "../../contract/errors.js";
 import { capturingLogger } from "../../../test/helpers/broker.js";
 import { handleRequest } from "./handle-request.js";
-import { legacyHost } from "./handler-host.js";
+import { sdkHost, type HandlerHost } from "./handler-host.js";
+import { InputBridge } from "./input-bridge.js";
 
-async function serve(register: (server: Server) => void): Promise<Client> {
+async function serve(register: (host: HandlerHost) => void): Promise<Client> {
   const server = new Server(
     { name: "t", version: "1" },
     { capabilities: { tools: {}, resources: {} } },
   );
-  register(server);
+  register(sdkHost(server, "legacy", { id: "t", scopes: [] }, new InputBridge()));
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: "c", version: "1" });
@@ -28,7 +28,7 @@ describe("handleRequest", () => {
   it("logs an internal failure with its cause and answers -32603 without it", async () => {
     const { log, lines } = capturingLogger();
     const client = await serve((server) =>
-      handleRequest(legacyHost(server), ListResourcesRequestSchema, { log }, async () => {
+      handleRequest(server, ListResourcesRequestSchema, { log }, async () => {
         throw new TypeError("cannot read /etc/secret-path");
       }),
     );
@@ -45,12 +45,10 @@ describe("handleRequest", () => {
     const failing = async (): Promise<never> => {
       throw new BrokerError("invalid_params", "argument 'id' must be an integer");
     };
-    const mcp = await serve((s) =>
-      handleRequest(legacyHost(s), CallToolRequestSchema, { log }, failing),
-    );
+    const mcp = await serve((s) => handleRequest(s, CallToolRequestSchema, { log }, failing));
     expect(await mcp.callTool({ name: "x", arguments: {} })).toMatchObject({ isError: true });
     const emcp = await serve((s) =>
-      handleRequest(legacyHost(s), CallToolRequestSchema, { log, profile: "emcp" }, failing),
+      handleRequest(s, CallToolRequestSchema, { log, profile: "emcp" }, failing),
     );
     await expect(emcp.callTool({ name: "x", arguments: {} })).rejects.toMatchObject({
       code: -32602,

@@ -1,53 +1,93 @@
-import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Server, ServerContext } from "@modelcontextprotocol/server";
 import type { ClientResult, ServerResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import type { Principal } from "../../contract/router.js";
+import type { BridgeState, InputBridge } from "./input-bridge.js";
+import { ProtocolError } from "./protocol-error.js";
 import type { RequestExtra } from "./request-context.js";
 
 /** Serves one request: its raw message, and the way back to its client. */
 export type Answer = (request: unknown, extra: RequestExtra) => Promise<ServerResult>;
 
 /**
- * Where the broker's MCP handlers are installed: a server of either SDK
- * generation, so the tree, the policy and the relaying are written once and
- * served to clients of every revision.
+ * Where the broker's MCP handlers are installed, so the tree, the policy and
+ * the relaying are written once and served in every revision.
  */
 export interface HandlerHost {
   handle(method: string, answer: Answer): void;
 }
 
-/** A 2025-era server (SDK 1.x), for sessions opened by `initialize`. */
-export function legacyHost(server: Server): HandlerHost {
-  return {
-    handle(method, answer) {
-      // The SDK's Server wraps tools/call handlers in its own validation, whose
-      // failure reads as a dump; Protocol's method registers the handler as it is.
-      Protocol.prototype.setRequestHandler.call(server, methodOnly(method), ((
-        request: unknown,
-        extra: LegacyExtra,
-      ) =>
-        answer(request, {
-          signal: extra.signal,
-          sendNotification: (n) => extra.sendNotification(n),
-          sendRequest: (r, signal) =>
-            extra.sendRequest(r, RelayedClientResult, { signal }) as Promise<ClientResult>,
-        })) as never);
-    },
-  };
-}
+/**
+ * The revision family a server instance serves: `legacy` is a session opened
+ * by `initialize` (2025-11-25 and before), `modern` one 2026-07-28 request.
+ */
+export type Era = "legacy" | "modern";
 
-type LegacyExtra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
+/** The methods whose 2026-07-28 results may ask the client for input. */
+const MULTI_ROUND = new Set(["tools/call", "prompts/get", "resources/read"]);
+
+const ANY_PARAMS = z.looseObject({});
 
 /** Results of client requests are relayed as the client gave them. */
 const RelayedClientResult = z.looseObject({});
 
-/** One schema per method for every session: a zod schema costs kilobytes, sessions are many. */
-const METHOD_ONLY = new Map<string, z.ZodType>();
-function methodOnly(method: string): z.ZodType {
-  let schema = METHOD_ONLY.get(method);
-  if (!schema) {
-    schema = z.looseObject({ method: z.literal(method) });
-    METHOD_ONLY.set(method, schema);
-  }
-  return schema;
+/**
+ * An SDK server as a HandlerHost. A backend's request to the client
+ * (sampling, elicitation, roots) travels as a server-to-client request in a
+ * 2025-era session; in 2026-07-28, which has none, it becomes an
+ * input-required round of the request that caused it (InputBridge), and
+ * fails the call, saying why, where the revision has no rounds.
+ */
+export function sdkHost(
+  server: Server,
+  era: Era,
+  principal: Principal,
+  bridge: InputBridge,
+): HandlerHost {
+  return {
+    handle(method, answer) {
+      const handler = async (
+        params: Record<string, unknown>,
+        ctx: ServerContext,
+      ): Promise<ServerResult> => {
+        const request = { method, params };
+        const sendNotification: RequestExtra["sendNotification"] = (n) => ctx.mcpReq.notify(n);
+        if (era === "legacy") {
+          return answer(request, {
+            signal: ctx.mcpReq.signal,
+            sendNotification,
+            sendRequest: (r, signal) =>
+              ctx.mcpReq.send(r, RelayedClientResult, { signal }) as Promise<ClientResult>,
+          });
+        }
+        if (!MULTI_ROUND.has(method)) {
+          return answer(request, {
+            signal: ctx.mcpReq.signal,
+            sendNotification,
+            sendRequest: (r) => Promise.reject(noWayBack(method, r.method)),
+          });
+        }
+        return bridge.serve(
+          {
+            state: ctx.mcpReq.requestState<BridgeState>(),
+            inputResponses: ctx.mcpReq.inputResponses,
+            owner: principal.id,
+            signal: ctx.mcpReq.signal,
+            notify: sendNotification,
+          },
+          (extra) => answer(request, extra),
+        ) as Promise<ServerResult>;
+      };
+      // With a schema of its own, the SDK leaves checking the request to the
+      // handler (handle-request.ts), whose errors name each field.
+      server.setRequestHandler(method, { params: ANY_PARAMS }, handler as never);
+    },
+  };
+}
+
+function noWayBack(method: string, asked: string): ProtocolError {
+  return new ProtocolError(
+    -32603,
+    `the backend asked the client for ${asked} while serving ${method}, which in revision 2026-07-28 cannot ask the client anything; only tools/call, prompts/get and resources/read can`,
+  );
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  WebStandardStreamableHTTPServerTransport,
+  type Server,
+} from "@modelcontextprotocol/server";
 import { BrokerError } from "../../contract/errors.js";
 import type { Principal } from "../../contract/router.js";
 import { SessionEventStore } from "./event-store.js";

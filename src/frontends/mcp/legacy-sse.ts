@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Server, Transport } from "@modelcontextprotocol/server";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { Principal } from "../../contract/router.js";
@@ -47,7 +47,8 @@ export class LegacySse {
     };
     // The SDK's transport stops at the response's close; the server with it.
     outgoing.once("close", () => void server.close());
-    await server.connect(transport);
+    // The 2024-11-05 transport is the 1.x SDK's; its messages are the same JSON.
+    await server.connect(transport as Transport);
   }
 
   /** Hands a posted message to its stream's server; the answer goes on the stream. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Server } from "@modelcontextprotocol/server";
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -21,27 +21,37 @@ import { packageVersion } from "../../contract/version.js";
 import { toCallToolResult } from "./call-result.js";
 import { announce } from "./announce.js";
 import { handleRequest } from "./handle-request.js";
-import { legacyHost, type HandlerHost } from "./handler-host.js";
+import { sdkHost, type Era, type HandlerHost } from "./handler-host.js";
+import type { InputBridge } from "./input-bridge.js";
+import { serverOptions } from "./server-options.js";
 import { protocolError } from "./protocol-error.js";
 import { requestContext, type RequestExtra, type RequestMeta } from "./request-context.js";
 
 /**
- * One client session of a source served as itself (`/mcp/<name>`, or
- * `stdio --server NAME`): the backend's `initialize` answer and capabilities,
+ * A source served as itself (`/mcp/<name>`, or `stdio --server NAME`), for a
+ * 2025-era session or one 2026-07-28 request: the backend's `initialize` answer and capabilities,
  * its tools under their own names, and every other request passed on, each
  * through the broker and its policy. What the shared backend sends on its own
  * reaches this session only when it is this session's: updates of resources
  * it subscribed to, logs once it set a level.
  */
-export function createSourceServer(broker: Broker, name: string, principal: Principal): Server {
+export function createSourceServer(
+  broker: Broker,
+  name: string,
+  principal: Principal,
+  era: Era,
+  bridge: InputBridge,
+): Server {
   const source = broker.source(name);
   const session = randomUUID();
   const server = new Server(
     source.serverInfo() ?? { name, version: packageVersion },
-    sourceServerInfo(broker, name),
+    serverOptions(sourceServerInfo(broker, name), bridge),
   );
   server.onerror = (err) => broker.log.warn({ err, source: name }, "MCP session error");
-  const interest = serveSource(legacyHost(server), broker, name, principal, session);
+  const host = sdkHost(server, era, principal, bridge);
+  const interest = serveSource(host, broker, name, principal, session);
+  if (era === "modern") return server;
   const backend = source.capabilities();
   const unsubscribers = [
     broker.onTreeChange(() => announce(server, "tools")),

@@ -1,5 +1,7 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  WebStandardStreamableHTTPServerTransport,
+  type Server,
+} from "@modelcontextprotocol/server";
 import type { Principal } from "../../contract/router.js";
 import type { McpHttpEndpoint } from "./http-sessions.js";
 
