@@ -1,4 +1,4 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Transport } from "@modelcontextprotocol/client";
 
 /** One connection attempt to a backend: what `McpSource` needs of each backend kind. */
 export interface BackendConnection {

@@ -2,6 +2,17 @@
 import { z } from "zod";
 import { mountFields } from "../../config/schema.js";
 
+/**
+ * Which MCP revision to speak to a backend: `auto` asks with `server/discover`
+ * and falls back to `initialize`; a revision pins it.
+ */
+export const RevisionSchema = z
+  .enum(["auto", "2026-07-28", "2025-11-25"])
+  .default("auto")
+  .describe(
+    'The MCP revision the backend speaks: "auto" (default) probes with server/discover, then initialize; "2026-07-28" or "2025-11-25" pins it (no probe).',
+  );
+
 export const StdioSourceSchema = z.strictObject({
   backend: z.literal("stdio"),
   command: z
@@ -16,6 +27,7 @@ export const StdioSourceSchema = z.strictObject({
       "Extra environment; the child otherwise gets only PATH, HOME and a few safe variables.",
     ),
   cwd: z.string().optional(),
+  revision: RevisionSchema,
   ...mountFields,
 });
 
@@ -28,8 +40,10 @@ export const HttpSourceSchema = z.strictObject({
     .record(z.string(), z.string())
     .optional()
     .describe("Sent with every request, such as Authorization; ${ENV} works here too."),
+  revision: RevisionSchema,
   ...mountFields,
 });
 
 export type StdioSourceConfig = z.infer<typeof StdioSourceSchema>;
 export type HttpSourceConfig = z.infer<typeof HttpSourceSchema>;
+export type Revision = z.infer<typeof RevisionSchema>;

@@ -1,42 +1,45 @@
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
 import { BrokerError, type BackendProtocolError } from "../../contract/errors.js";
+
+/** JSON-RPC codes the broker reads: the backend's own errors keep theirs. */
+const INVALID_PARAMS = -32602;
+const METHOD_NOT_FOUND = -32601;
 
 /** A failure of a request to an MCP backend, as the broker's error kinds. */
 export function backendError(err: unknown, source: string, what: string): BrokerError {
   if (err instanceof BrokerError) return err;
-  if (!(err instanceof McpError)) {
+  if (err instanceof SdkError) {
+    if (err.code === SdkErrorCode.ConnectionClosed)
+      return new BrokerError(
+        "unavailable",
+        `source ${source} closed its connection during ${what}; it is being restarted`,
+        { source },
+      );
+    if (err.code === SdkErrorCode.RequestTimeout)
+      return new BrokerError("timeout", `source ${source} did not answer ${what} in time`, {
+        source,
+      });
+  }
+  if (!(err instanceof ProtocolError)) {
     return new BrokerError(
       "unavailable",
       `source ${source} failed ${what}: ${(err as Error)?.message ?? String(err)}`,
       { source },
     );
   }
-  // The SDK prefixes "MCP error <code>: " to what came over the wire.
-  const said = err.message.replace(/^MCP error -?\d+: /, "");
+  // The message as it came over the wire: the 2.x SDK adds nothing to it.
+  const said = err.message;
   const backend: BackendProtocolError =
     err.data === undefined
       ? { code: err.code, message: said }
       : { code: err.code, message: said, data: err.data };
   switch (err.code) {
-    case ErrorCode.ConnectionClosed:
-      return new BrokerError(
-        "unavailable",
-        `source ${source} closed its connection during ${what}; it is being restarted`,
-        {
-          source,
-        },
-      );
-    case ErrorCode.RequestTimeout:
-      return new BrokerError("timeout", `source ${source} did not answer ${what} in time`, {
-        source,
-      });
-    case ErrorCode.InvalidParams:
+    case INVALID_PARAMS:
       return new BrokerError("invalid_params", `source ${source} rejected ${what}: ${said}`, {
         source,
         backend,
       });
-    case ErrorCode.MethodNotFound:
+    case METHOD_NOT_FOUND:
       return new BrokerError("not_found", `source ${source} does not support ${what}`, {
         source,
         backend,
@@ -51,8 +54,8 @@ export function backendError(err: unknown, source: string, what: string): Broker
 
 /** Whether a failed request means the backend is gone (and the session must be reopened). */
 export function isConnectionLost(err: unknown): boolean {
-  if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed;
-  if (err instanceof StreamableHTTPError) return err.code === 404;
+  if (err instanceof SdkHttpError) return err.status === 404;
+  if (err instanceof SdkError) return err.code === SdkErrorCode.ConnectionClosed;
   const code = (err as { cause?: { code?: string } })?.cause?.code;
   return err instanceof TypeError || code === "ECONNREFUSED" || code === "ECONNRESET";
 }

@@ -1,14 +1,12 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 
-/** Every page of a backend's `tools/list`. */
+/**
+ * Every page of a backend's `tools/list` (the SDK walks the pages when asked
+ * without a cursor), never from the SDK's response cache: the broker keeps
+ * the list itself and refreshes it on `list_changed`.
+ */
 export async function fetchTools(client: Client): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
+  const { tools } = await client.listTools(undefined, { cacheMode: "bypass" });
+  return tools as Tool[];
 }

@@ -1,4 +1,4 @@
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { HttpSourceConfig } from "./config.js";
 import type { ConnectBackend } from "./backend-transport.js";
 

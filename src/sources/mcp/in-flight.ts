@@ -1,9 +1,8 @@
-import {
-  ErrorCode,
-  McpError,
-  type ClientResult,
-  type LoggingMessageNotification,
-  type ServerRequest,
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
+import type {
+  ClientResult,
+  LoggingMessageNotification,
+  ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { CallContext } from "../../contract/router.js";
 
@@ -46,8 +45,8 @@ export class InFlight {
   routeRequest(request: ServerRequest, signal: AbortSignal): Promise<ClientResult> {
     const caller = this.soleCaller();
     if (!caller?.request) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
         this.calls.size === 0
           ? `${request.method} can only be relayed during a call from a client`
           : `${request.method} cannot be routed: calls from several clients are in flight on this shared backend`,

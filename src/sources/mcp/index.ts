@@ -14,8 +14,9 @@ import { stdioBackend } from "./stdio-backend.js";
 export const stdioKind = defineSourceKind<StdioSourceConfig>({
   backend: "stdio",
   configSchema: StdioSourceSchema,
-  create: (config, { id, log }) => new McpSource(id, stdioBackend(id, config, log), log),
-  identity: (config) => JSON.stringify([config.command, config.env, config.cwd]),
+  create: (config, { id, log }) =>
+    new McpSource(id, stdioBackend(id, config, log), log, config.revision),
+  identity: (config) => JSON.stringify([config.command, config.env, config.cwd, config.revision]),
   check(config) {
     try {
       commandArgv(config.command);
@@ -30,6 +31,6 @@ export const stdioKind = defineSourceKind<StdioSourceConfig>({
 export const httpKind = defineSourceKind<HttpSourceConfig>({
   backend: "http",
   configSchema: HttpSourceSchema,
-  create: (config, { id, log }) => new McpSource(id, httpBackend(config), log),
-  identity: (config) => JSON.stringify([config.url, config.headers]),
+  create: (config, { id, log }) => new McpSource(id, httpBackend(config), log, config.revision),
+  identity: (config) => JSON.stringify([config.url, config.headers, config.revision]),
 });

@@ -1,25 +1,28 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Implementation,
-  type ServerCapabilities,
-  type ServerRequest,
-  type Tool,
+  Client,
+  isInputRequiredResult,
+  type ClientContext,
+  type McpSubscription,
+  type RequestOptions,
+  type VersionNegotiationMode,
+} from "@modelcontextprotocol/client";
+import type {
+  CallToolResult,
+  ClientResult,
+  Implementation,
+  LoggingMessageNotification,
+  ResourceUpdatedNotification,
+  ServerCapabilities,
+  ServerRequest,
+  Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
 import type { CallContext, ChangeKind, Router, SourceNotification } from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
 import type { BackendConnection, ConnectBackend } from "./backend-transport.js";
+import type { Revision } from "./config.js";
 import { backendError, isConnectionLost } from "./errors.js";
 import { fetchTools } from "./fetch-tools.js";
 import { InFlight } from "./in-flight.js";
@@ -28,6 +31,18 @@ import { Subscriptions } from "./subscriptions.js";
 
 /** The SDK's own request timeout is a backstop: the policy's timeout aborts first. */
 const BACKSTOP_MS = 1000;
+
+/** Rounds of input a 2026-07-28 backend may ask for in one request before it is cut off. */
+const MAX_INPUT_ROUNDS = 16;
+
+/** Results of requests relayed whole: checked only as JSON-RPC results. */
+const RelayedResult = z.looseObject({});
+
+const NEGOTIATION: Record<Revision, VersionNegotiationMode> = {
+  auto: "auto",
+  "2026-07-28": { pin: "2026-07-28" },
+  "2025-11-25": "legacy",
+};
 
 type Relayed = Required<
   Pick<
@@ -42,11 +57,14 @@ type Relayed = Required<
 >;
 
 /**
- * An MCP server as a source, over any client transport: connected once for
- * all clients; when the connection ends it reports itself down, and the
- * broker's supervisor starts it again. Requests are relayed whole, so a client
- * cannot tell it from the backend. What the backend prints goes to the log
- * only: it may hold secrets.
+ * An MCP server as a source, over any client transport, in the revision it
+ * speaks (probed with `server/discover`, then `initialize`, unless pinned):
+ * connected once for all clients; when the connection ends it reports itself
+ * down, and the broker's supervisor starts it again. Requests are relayed
+ * whole, so a client cannot tell it from the backend. A 2026-07-28 backend's
+ * input-required results are answered by the caller of the request that got
+ * them, as a 2025-era backend's requests are. What the backend prints goes
+ * to the log only: it may hold secrets.
  */
 export class McpSource implements Router, Relayed {
   private client: Client | null = null;
@@ -59,12 +77,19 @@ export class McpSource implements Router, Relayed {
   private readonly notificationListeners = new Set<(n: SourceNotification) => void>();
   private readonly inFlight = new InFlight();
   private readonly subscriptions = new Subscriptions();
+  private listening: McpSubscription | undefined;
 
   constructor(
     readonly name: string,
     private readonly connect: ConnectBackend,
     private readonly log: Logger,
+    private readonly revision: Revision = "auto",
   ) {}
+
+  /** The revision the backend speaks, once connected. */
+  protocolVersion(): string | undefined {
+    return this.client?.getNegotiatedProtocolVersion();
+  }
 
   start(): Promise<void> {
     return this.open();
@@ -75,11 +100,11 @@ export class McpSource implements Router, Relayed {
   }
 
   capabilities(): ServerCapabilities {
-    return this.client?.getServerCapabilities() ?? {};
+    return (this.client?.getServerCapabilities() ?? {}) as ServerCapabilities;
   }
 
   serverInfo(): Implementation | undefined {
-    return this.client?.getServerVersion();
+    return this.client?.getServerVersion() as Implementation | undefined;
   }
 
   async listTools(): Promise<Tool[]> {
@@ -87,30 +112,30 @@ export class McpSource implements Router, Relayed {
   }
 
   callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
-    return this.relay(ctx, `tools/call ${name}`, (client, options) =>
-      client.request(
-        { method: "tools/call", params: { name, arguments: args } },
-        RelayedCallToolResult,
-        options,
-      ),
+    return this.rounds(
+      ctx,
+      `tools/call ${name}`,
+      "tools/call",
+      { name, arguments: args },
+      RelayedCallToolResult,
     );
   }
 
   listResources: Relayed["listResources"] = (params, ctx) =>
-    this.relay(ctx, "resources/list", (c, o) => c.listResources(params, o));
+    this.relayWhole(ctx, "resources/list", "resources/list", params);
   listResourceTemplates: Relayed["listResourceTemplates"] = (params, ctx) =>
-    this.relay(ctx, "resources/templates/list", (c, o) => c.listResourceTemplates(params, o));
+    this.relayWhole(ctx, "resources/templates/list", "resources/templates/list", params);
   readResource: Relayed["readResource"] = (params, ctx) =>
-    this.relay(ctx, `resources/read ${params.uri}`, (c, o) => c.readResource(params, o));
+    this.rounds(ctx, `resources/read ${params.uri}`, "resources/read", params, RelayedResult);
   listPrompts: Relayed["listPrompts"] = (params, ctx) =>
-    this.relay(ctx, "prompts/list", (c, o) => c.listPrompts(params, o));
+    this.relayWhole(ctx, "prompts/list", "prompts/list", params);
   getPrompt: Relayed["getPrompt"] = (params, ctx) =>
-    this.relay(ctx, `prompts/get ${params.name}`, (c, o) => c.getPrompt(params, o));
+    this.rounds(ctx, `prompts/get ${params.name}`, "prompts/get", params, RelayedResult);
   complete: Relayed["complete"] = (params, ctx) =>
-    this.relay(ctx, "completion/complete", (c, o) => c.complete(params, o));
+    this.relayWhole(ctx, "completion/complete", "completion/complete", params);
 
   async setLoggingLevel(
-    level: Parameters<Client["setLoggingLevel"]>[0],
+    level: LoggingMessageNotification["params"]["level"],
     ctx: CallContext,
   ): Promise<void> {
     await this.relay(ctx, "logging/setLevel", (c, o) => c.setLoggingLevel(level, o));
@@ -163,7 +188,70 @@ export class McpSource implements Router, Relayed {
     const client = this.client;
     this.client = null;
     this.up = false;
+    await this.listening?.close().catch(() => undefined);
     await client?.close();
+  }
+
+  /** A request relayed whole: the backend's answer is the caller's, unchecked beyond JSON-RPC. */
+  private relayWhole<T>(
+    ctx: CallContext,
+    what: string,
+    method: string,
+    params: object | undefined,
+  ): Promise<T> {
+    return this.relay(
+      ctx,
+      what,
+      (client, options) =>
+        client.request({ method, params: { ...params } }, RelayedResult, options) as Promise<T>,
+    );
+  }
+
+  /**
+   * A request whose 2026-07-28 answer may be input-required: each round's
+   * questions go to the caller (its client, through the frontend), and its
+   * answers, with the backend's request state, to the next round.
+   */
+  private rounds<T>(
+    ctx: CallContext,
+    what: string,
+    method: string,
+    params: object,
+    schema: z.ZodType,
+  ): Promise<T> {
+    return this.relay(ctx, what, async (client, options) => {
+      let next: Record<string, unknown> = { ...params };
+      for (let round = 0; ; round++) {
+        const result: unknown = await client.request({ method, params: next }, schema, {
+          ...options,
+          allowInputRequired: true,
+        });
+        if (!isInputRequiredResult(result)) return result as T;
+        if (round === MAX_INPUT_ROUNDS) {
+          throw new BrokerError(
+            "execution_failed",
+            `source ${this.name} asked for input ${MAX_INPUT_ROUNDS} times during ${what} without finishing`,
+            { source: this.name },
+          );
+        }
+        const inputResponses: Record<string, ClientResult> = {};
+        for (const [key, request] of Object.entries(result.inputRequests ?? {}))
+          inputResponses[key] = await this.askCaller(ctx, request as ServerRequest, what);
+        next = { ...params, inputResponses };
+        if (result.requestState !== undefined) next.requestState = result.requestState;
+      }
+    });
+  }
+
+  private askCaller(ctx: CallContext, request: ServerRequest, what: string): Promise<ClientResult> {
+    if (!ctx.request) {
+      throw new BrokerError(
+        "execution_failed",
+        `source ${this.name} asks the client for ${request.method} during ${what}, and this caller cannot be asked (call it over MCP)`,
+        { source: this.name },
+      );
+    }
+    return ctx.request(request, ctx.signal);
   }
 
   /** Runs one request at the backend on behalf of a caller, tracked while in flight. */
@@ -200,7 +288,13 @@ export class McpSource implements Router, Relayed {
     const connection = this.connect();
     const client = new Client(
       { name: "mcp-broker", version: packageVersion },
-      { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
+      {
+        capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } },
+        versionNegotiation: { mode: NEGOTIATION[this.revision] },
+        // Rounds of input are the caller's to answer, through `rounds`.
+        inputRequired: { autoFulfill: false },
+        listMaxPages: 0,
+      },
     );
     this.wire(client);
     try {
@@ -224,39 +318,66 @@ export class McpSource implements Router, Relayed {
     this.connection = connection;
     this.up = true;
     await this.resubscribe(client);
+    await this.listen(client);
     this.log.info(
-      { source: this.name, pid: connection.pid?.(), tools: this.tools.length },
+      {
+        source: this.name,
+        pid: connection.pid?.(),
+        tools: this.tools.length,
+        revision: client.getNegotiatedProtocolVersion(),
+      },
       "source up",
     );
   }
 
   /** Handlers for what the backend sends on its own: notifications and requests. */
   private wire(client: Client): void {
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () =>
+    client.setNotificationHandler("notifications/tools/list_changed", () =>
       this.refreshTools(client),
     );
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
+    client.setNotificationHandler("notifications/resources/list_changed", () =>
       this.emitChange("resources"),
     );
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () =>
+    client.setNotificationHandler("notifications/prompts/list_changed", () =>
       this.emitChange("prompts"),
     );
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) =>
-      this.emitNotification(n),
+    client.setNotificationHandler("notifications/resources/updated", (n) =>
+      this.emitNotification(n as ResourceUpdatedNotification),
     );
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      if (!this.inFlight.routeLog(n, (log) => this.emitNotification(log))) {
+    client.setNotificationHandler("notifications/message", (n) => {
+      const log = n as LoggingMessageNotification;
+      if (!this.inFlight.routeLog(log, (l) => this.emitNotification(l))) {
         this.log.debug(
           { source: this.name },
           "log of a shared backend with calls of several sessions in flight: not delivered",
         );
       }
     });
-    const toCaller = (r: ServerRequest, extra: { signal: AbortSignal }) =>
-      this.inFlight.routeRequest(r, extra.signal) as never;
-    client.setRequestHandler(CreateMessageRequestSchema, toCaller);
-    client.setRequestHandler(ElicitRequestSchema, toCaller);
-    client.setRequestHandler(ListRootsRequestSchema, toCaller);
+    const toCaller = (r: unknown, ctx: ClientContext) =>
+      this.inFlight.routeRequest(r as ServerRequest, ctx.mcpReq.signal) as never;
+    client.setRequestHandler("sampling/createMessage", toCaller);
+    client.setRequestHandler("elicitation/create", toCaller);
+    client.setRequestHandler("roots/list", toCaller);
+  }
+
+  /**
+   * A 2026-07-28 backend says what changed only on a `subscriptions/listen`
+   * stream: one is opened for the lists it announces changes of.
+   */
+  private async listen(client: Client): Promise<void> {
+    const version = client.getNegotiatedProtocolVersion();
+    if (version === undefined || version < "2026") return;
+    const caps = client.getServerCapabilities() ?? {};
+    const filter = {
+      ...(caps.tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(caps.prompts?.listChanged ? { promptsListChanged: true } : {}),
+      ...(caps.resources?.listChanged ? { resourcesListChanged: true } : {}),
+    };
+    if (Object.keys(filter).length === 0) return;
+    this.listening = await client.listen(filter).catch((err: Error) => {
+      this.log.warn({ source: this.name, err: err.message }, "subscriptions/listen failed");
+      return undefined;
+    });
   }
 
   /** After a reconnect, the backend is asked again for what sessions still watch. */

@@ -1,13 +1,17 @@
-import {
-  getDefaultEnvironment,
-  StdioClientTransport,
-} from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { Logger } from "../../contract/log.js";
 import type { StdioSourceConfig } from "./config.js";
 import type { ConnectBackend } from "./backend-transport.js";
 import { commandArgv } from "./command-line.js";
 
 const STDERR_LINES_KEPT = 20;
+
+/**
+ * The SDK probes a backend's revision on a second, short-lived copy of the
+ * process when it owns the transport; a subclass is probed on the connection
+ * itself. One process per start: a backend's start-up may be slow or do work.
+ */
+class InPlaceStdio extends StdioClientTransport {}
 
 /**
  * A backend run as a child process speaking MCP on stdin/stdout. Its stderr
@@ -19,7 +23,7 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
   const [command, ...args] = argv as [string, ...string[]];
   const stderrTail: string[] = [];
   return () => {
-    const transport = new StdioClientTransport({
+    const transport = new InPlaceStdio({
       command,
       args,
       env: { ...getDefaultEnvironment(), ...config.env },
