@@ -54,13 +54,15 @@ export class Supervisor {
   }
 
   status(): SourceStatus {
-    const status = {
+    const protocolVersion = this.state === "up" ? this.router.protocolVersion?.() : undefined;
+    return {
       state: this.state,
       up: this.state === "up",
       restarts: this.restarts + (this.router.replacements?.() ?? 0),
       attempts: this.attempts,
+      ...(this.lastError === undefined ? {} : { lastError: this.lastError }),
+      ...(protocolVersion === undefined ? {} : { protocolVersion }),
     };
-    return this.lastError === undefined ? status : { ...status, lastError: this.lastError };
   }
 
   /** The source, for a request; `unavailable` naming its state while it is not up. */

@@ -120,6 +120,8 @@ export interface Router {
   setLoggingLevel?(level: LoggingLevel, ctx: CallContext): Promise<void>;
   /** The backend's own `serverInfo`, as it gave it in `initialize`. */
   serverInfo?(): Implementation | undefined;
+  /** The MCP revision an MCP backend speaks, once connected. */
+  protocolVersion?(): string | undefined;
   /** The `list_changed` signal; returns the unsubscribe function. */
   onChange?(listener: (what: ChangeKind) => void): () => void;
   /** Resource updates and logging not tied to one call; returns the unsubscribe function. */
@@ -155,4 +157,6 @@ export interface SourceStatus {
   readonly attempts: number;
   /** Why it is not up, in words safe to show; the details are in the broker's log. */
   readonly lastError?: string;
+  /** The MCP revision the backend speaks, for MCP backends that are up. */
+  readonly protocolVersion?: string;
 }

@@ -153,6 +153,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
           restarts: s.restarts,
           attempts: s.attempts,
           ...(s.lastError === undefined ? {} : { last_error: s.lastError }),
+          ...(s.protocolVersion === undefined ? {} : { protocol_version: s.protocolVersion }),
         },
       ]),
     );

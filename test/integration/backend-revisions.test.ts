@@ -1,0 +1,178 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
+import { connectHttp, connectModern, textOf } from "../helpers/mcp-client.js";
+import { bearer, token } from "../helpers/tokens.js";
+
+const MODERN_FIXTURE = fileURLToPath(new URL("../fixtures/modern-server.mjs", import.meta.url));
+const modernCommand = (...flags: string[]) => [process.execPath, MODERN_FIXTURE, ...flags];
+const admin = token("admin", ["*:/**"]);
+
+/** The modern fixture over HTTP; resolves with its URL once it listens. */
+async function modernHttp(...flags: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [MODERN_FIXTURE, "--http", "0", ...flags], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise<number>((resolve) =>
+    child.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
+  );
+  return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
+
+let broker: TestBroker;
+const children: ChildProcess[] = [];
+const opened: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  const both = await modernHttp();
+  const modernOnly = await modernHttp("--modern-only");
+  children.push(both.child, modernOnly.child);
+  broker = await startBroker({
+    registry: { predefined: false },
+    auth: { tokens: [admin].map(({ bearer: _b, ...t }) => t) },
+    tree: [
+      { path: "/m", source: { backend: "stdio", command: modernCommand(), name: "m" } },
+      {
+        path: "/mo",
+        source: { backend: "stdio", command: modernCommand("--modern-only"), name: "mo" },
+      },
+      { path: "/mh", source: { backend: "http", url: both.url, name: "mh" } },
+      { path: "/moh", source: { backend: "http", url: modernOnly.url, name: "moh" } },
+      {
+        path: "/mpinned",
+        source: { backend: "http", url: both.url, name: "mpinned", revision: "2025-11-25" },
+      },
+      { path: "/legacy", source: { backend: "stdio", command: fixtureCommand(), name: "legacy" } },
+    ],
+  });
+}, 60_000);
+afterAll(async () => {
+  for (const client of opened) await client.close().catch(() => undefined);
+  await broker?.close();
+  for (const child of children) child.kill();
+});
+
+async function health(): Promise<Record<string, { protocol_version?: string }>> {
+  const res = await fetch(`${broker.url}/healthz`, { headers: bearer(admin) });
+  return ((await res.json()) as { sources: never }).sources;
+}
+
+describe("backends of either revision", () => {
+  it("probes each backend and speaks its revision; a pin skips the probe", async () => {
+    // /healthz names sources by their mount path.
+    const revisions = Object.fromEntries(
+      Object.entries(await health()).map(([path, s]) => [path, s.protocol_version]),
+    );
+    expect(revisions).toEqual({
+      "/m": "2026-07-28",
+      "/mo": "2026-07-28",
+      "/mh": "2026-07-28",
+      "/moh": "2026-07-28",
+      "/mpinned": "2025-11-25",
+      "/legacy": "2025-11-25",
+    });
+  });
+
+  it.each(["m", "mo", "mh", "moh", "mpinned", "legacy"])(
+    "calls the tools of %s from clients of both revisions",
+    async (name) => {
+      const legacy = await connectHttp(broker.url, bearer(admin), { path: `/mcp/${name}` });
+      const modern = await connectModern(broker.url, bearer(admin), { path: `/mcp/${name}` });
+      opened.push(legacy, modern);
+      const a = await legacy.callTool({ name: "pid", arguments: {} });
+      const b = await modern.callTool({ name: "pid", arguments: {} });
+      expect(Number(textOf(a))).toBeGreaterThan(0);
+      expect(textOf(b)).toBe(textOf(a));
+    },
+  );
+});
+
+describe("a 2025-era client calling a 2026-07-28 backend that answers input-required", () => {
+  it.each(["m", "moh"])(
+    "gets the backend's question as a sampling request, and its answer goes back as the next round (%s)",
+    async (name) => {
+      const client = await connectHttp(broker.url, bearer(admin), {
+        path: `/mcp/${name}`,
+        client: { capabilities: { sampling: {} } },
+      });
+      opened.push(client);
+      client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+        role: "assistant",
+        model: "stand-in",
+        content: {
+          type: "text",
+          text: `re: ${JSON.stringify(request.params.messages[0]?.content)}`,
+        },
+      }));
+      const result = await client.callTool({ name: "ask", arguments: { question: "size?" } });
+      expect(textOf(result)).toBe('answer: re: {"type":"text","text":"size?"} (state asked:size?)');
+    },
+  );
+
+  it("the same with elicitation, through the aggregated endpoint", async () => {
+    const client = await connectHttp(broker.url, bearer(admin), {
+      client: { capabilities: { elicitation: {} } },
+    });
+    opened.push(client);
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      expect(request.params.message).toBe("Really deploy?");
+      return { action: "accept", content: { sure: true } };
+    });
+    const result = await client.callTool({
+      name: "meta_call",
+      arguments: { path: "/mh/confirm", args: { action: "deploy" } },
+    });
+    expect(textOf(result)).toBe("deploy: done");
+  });
+});
+
+describe("a 2026-07-28 client calling a 2026-07-28 backend that answers input-required", () => {
+  it("answers the backend's question in a round of its own request", async () => {
+    const client = await connectModern(broker.url, bearer(admin), {
+      path: "/mcp/moh",
+      client: { capabilities: { sampling: {} } },
+    });
+    opened.push(client);
+    client.setRequestHandler("sampling/createMessage", async () => ({
+      role: "assistant",
+      model: "stand-in",
+      content: { type: "text", text: "modern" },
+    }));
+    const result = await client.callTool({ name: "ask", arguments: { question: "q" } });
+    expect(textOf(result)).toBe("answer: modern (state asked:q)");
+  });
+});
+
+describe("a pinned revision the backend does not speak", () => {
+  it("keeps the source down, saying so in /healthz, while the rest of the broker serves", async () => {
+    const modernOnly = await modernHttp("--modern-only");
+    children.push(modernOnly.child);
+    const pinned = await startBroker(
+      {
+        registry: { predefined: false },
+        tree: [
+          {
+            path: "/old",
+            source: { backend: "http", url: modernOnly.url, name: "old", revision: "2025-11-25" },
+          },
+          { path: "/fx", source: { backend: "stdio", command: fixtureCommand(), name: "fx" } },
+        ],
+      },
+      { ignoreBroken: true },
+    );
+    try {
+      const res = await fetch(`${pinned.url}/healthz?details`);
+      const body = (await res.json()) as { sources: Record<string, any> };
+      expect(body.sources["/old"]).toMatchObject({ up: false });
+      expect(body.sources["/old"].last_error).toContain("could not start");
+      expect(body.sources["/fx"]).toMatchObject({ up: true, protocol_version: "2025-11-25" });
+    } finally {
+      await pinned.close();
+    }
+  });
+});
