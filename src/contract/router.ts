@@ -6,6 +6,7 @@
  */
 import type {
   CallToolResult,
+  ClientCapabilities,
   ClientResult,
   CompleteRequest,
   CompleteResult,
@@ -47,8 +48,14 @@ export interface CallContext {
   readonly principal: Principal;
   /** Progress reported by the backend, for the caller. */
   progress?(p: Progress): void;
-  /** Server-to-client requests raised during the call (sampling, elicitation, roots). */
-  request?(r: ServerRequest, signal?: AbortSignal): Promise<ClientResult>;
+  /**
+   * Server-to-client requests raised during the call (sampling, elicitation,
+   * roots). `key` is the name a 2026-07-28 backend gave it among its input
+   * requests, kept where the client is asked in that revision too.
+   */
+  request?(r: ServerRequest, signal?: AbortSignal, key?: string): Promise<ClientResult>;
+  /** What the caller's client said it can be asked (sampling, elicitation, roots). */
+  readonly clientCapabilities?: ClientCapabilities | undefined;
   /** Notifications raised during the call that belong to its caller (logging). */
   notify?(n: ServerNotification): void;
   /** The client session the call came from: a shared backend's requests go back to it only. */

@@ -11,12 +11,27 @@ export interface ScenarioResult {
   failed: number;
 }
 
-/** Runs the official conformance suite's server scenarios against a URL; results by scenario. */
+/** The revisions the suite checks a server against. */
+export type Requirements = "2025-11-25" | "2026-07-28";
+
+/**
+ * Runs the official conformance suite's server scenarios against a URL:
+ * those a revision requires, or one scenario; results by scenario.
+ */
 export async function runConformance(
   url: string,
-  scenario?: string,
+  what: { requirements: Requirements } | { scenario: string; requirements?: Requirements },
 ): Promise<Map<string, ScenarioResult>> {
-  const args = [SUITE, "server", "--url", url, ...(scenario ? ["--scenario", scenario] : [])];
+  const scenario = "scenario" in what ? what.scenario : undefined;
+  const args = [
+    SUITE,
+    "server",
+    "--url",
+    url,
+    ...(scenario ? ["--scenario", scenario] : []),
+    ...(what.requirements && !scenario ? ["--requirements", what.requirements] : []),
+    ...(what.requirements && scenario ? ["--spec-version", what.requirements] : []),
+  ];
   const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, NO_COLOR: "1" },

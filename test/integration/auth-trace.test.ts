@@ -71,6 +71,12 @@ describe("refused credentials leave a trace", () => {
     const details = (await (
       await fetch(`${url}/healthz`, { headers: bearer(admin) })
     ).json()) as any;
-    expect(details.sources["/fx"]).toEqual({ state: "up", up: true, restarts: 0, attempts: 0 });
+    expect(details.sources["/fx"]).toEqual({
+      state: "up",
+      up: true,
+      restarts: 0,
+      attempts: 0,
+      protocol_version: "2025-11-25",
+    });
   });
 });

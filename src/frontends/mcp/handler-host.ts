@@ -1,5 +1,13 @@
-import type { Server, ServerContext } from "@modelcontextprotocol/server";
-import type { ClientResult, ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import type {
+  ClientCapabilities,
+  ClientResult,
+  ServerResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Principal } from "../../contract/router.js";
 import type { BridgeState, InputBridge } from "./input-bridge.js";
@@ -55,14 +63,20 @@ export function sdkHost(
         if (era === "legacy") {
           return answer(request, {
             signal: ctx.mcpReq.signal,
+            clientCapabilities: server.getClientCapabilities() as ClientCapabilities | undefined,
             sendNotification,
             sendRequest: (r, signal) =>
               ctx.mcpReq.send(r, RelayedClientResult, { signal }) as Promise<ClientResult>,
           });
         }
+        // The SDK declares the envelope without its keys.
+        const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+        const clientCapabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
+          ClientCapabilities | undefined;
         if (!MULTI_ROUND.has(method)) {
           return answer(request, {
             signal: ctx.mcpReq.signal,
+            clientCapabilities,
             sendNotification,
             sendRequest: (r) => Promise.reject(noWayBack(method, r.method)),
           });
@@ -75,7 +89,7 @@ export function sdkHost(
             signal: ctx.mcpReq.signal,
             notify: sendNotification,
           },
-          (extra) => answer(request, extra),
+          (extra) => answer(request, { ...extra, clientCapabilities }),
         ) as Promise<ServerResult>;
       };
       // With a schema of its own, the SDK leaves checking the request to the

@@ -67,7 +67,7 @@ class PendingCall {
     run({
       signal: this.controller.signal,
       sendNotification: (n) => this.current.notify(n),
-      sendRequest: (request) => this.ask(request),
+      sendRequest: (request, _signal, key) => this.ask(request, key),
     }).then(
       (result) => this.settle({ result }),
       (error: unknown) => this.settle({ error }),
@@ -119,9 +119,12 @@ class PendingCall {
     this.ended(this);
   }
 
-  private ask(request: ServerRequest): Promise<ClientResult> {
+  /** Asks under the backend's own key where it gave one and it is free. */
+  private ask(request: ServerRequest, key?: string): Promise<ClientResult> {
+    let name = key;
+    while (name === undefined || this.asks.has(name)) name = `r${this.nextKey++}`;
     return new Promise((resolve, reject) => {
-      this.asks.set(`r${this.nextKey++}`, { request, resolve, reject, sent: false });
+      this.asks.set(name, { request, resolve, reject, sent: false });
       this.wake?.();
     });
   }

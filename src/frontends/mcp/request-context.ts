@@ -1,4 +1,5 @@
 import type {
+  ClientCapabilities,
   ClientResult,
   ServerNotification,
   ServerRequest,
@@ -10,9 +11,11 @@ const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
 /** What a handler has of its request besides the message: cancellation and the way back. */
 export interface RequestExtra {
   readonly signal: AbortSignal;
+  /** What the client said it can be asked, where it said so. */
+  readonly clientCapabilities?: ClientCapabilities | undefined;
   sendNotification(n: ServerNotification): Promise<void>;
   /** A request to the client, bound to this one (sampling, elicitation, roots). */
-  sendRequest(r: ServerRequest, signal?: AbortSignal): Promise<ClientResult>;
+  sendRequest(r: ServerRequest, signal?: AbortSignal, key?: string): Promise<ClientResult>;
 }
 
 /** A request's `_meta`: its progress token, and the broker's `idempotencyKey`. */
@@ -33,6 +36,7 @@ export function requestContext(
   const idempotencyKey = meta?.idempotencyKey;
   return {
     signal: extra.signal,
+    clientCapabilities: extra.clientCapabilities,
     deadline: Date.now() + FAR_FUTURE_MS,
     principal,
     session,
@@ -48,7 +52,7 @@ export function requestContext(
               })
               .catch(() => undefined);
           },
-    request: (r, signal) => extra.sendRequest(r, signal),
+    request: (r, signal, key) => extra.sendRequest(r, signal, key),
     notify: (n: ServerNotification) => {
       extra.sendNotification(n).catch(() => undefined);
     },

@@ -1,4 +1,5 @@
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   Client,
   isInputRequiredResult,
   type ClientContext,
@@ -8,6 +9,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type {
   CallToolResult,
+  ClientCapabilities,
   ClientResult,
   Implementation,
   LoggingMessageNotification,
@@ -37,6 +39,15 @@ const MAX_INPUT_ROUNDS = 16;
 
 /** Results of requests relayed whole: checked only as JSON-RPC results. */
 const RelayedResult = z.looseObject({});
+
+/** Of a client's capabilities, those a backend may ask through the broker. */
+function askable(caps: ClientCapabilities): ClientCapabilities {
+  return {
+    ...(caps.sampling ? { sampling: caps.sampling } : {}),
+    ...(caps.elicitation ? { elicitation: caps.elicitation } : {}),
+    ...(caps.roots ? { roots: caps.roots } : {}),
+  };
+}
 
 const NEGOTIATION: Record<Revision, VersionNegotiationMode> = {
   auto: "auto",
@@ -220,7 +231,17 @@ export class McpSource implements Router, Relayed {
     schema: z.ZodType,
   ): Promise<T> {
     return this.relay(ctx, what, async (client, options) => {
-      let next: Record<string, unknown> = { ...params };
+      const modern = (client.getNegotiatedProtocolVersion() ?? "") >= "2026";
+      // A 2026-07-28 backend hears, in each request, what the caller's client can be
+      // asked: the broker can ask nothing its caller cannot answer.
+      const first: Record<string, unknown> =
+        modern && ctx.clientCapabilities !== undefined
+          ? {
+              ...params,
+              _meta: { [CLIENT_CAPABILITIES_META_KEY]: askable(ctx.clientCapabilities) },
+            }
+          : { ...params };
+      let next = first;
       for (let round = 0; ; round++) {
         const result: unknown = await client.request({ method, params: next }, schema, {
           ...options,
@@ -234,16 +255,24 @@ export class McpSource implements Router, Relayed {
             { source: this.name },
           );
         }
-        const inputResponses: Record<string, ClientResult> = {};
-        for (const [key, request] of Object.entries(result.inputRequests ?? {}))
-          inputResponses[key] = await this.askCaller(ctx, request as ServerRequest, what);
-        next = { ...params, inputResponses };
+        // Asked together, so a 2026-07-28 client gets them in one round, under their keys.
+        const asked = Object.entries(result.inputRequests ?? {});
+        const answers = await Promise.all(
+          asked.map(([key, request]) => this.askCaller(ctx, request as ServerRequest, what, key)),
+        );
+        const inputResponses = Object.fromEntries(asked.map(([key], i) => [key, answers[i]]));
+        next = { ...first, inputResponses };
         if (result.requestState !== undefined) next.requestState = result.requestState;
       }
     });
   }
 
-  private askCaller(ctx: CallContext, request: ServerRequest, what: string): Promise<ClientResult> {
+  private askCaller(
+    ctx: CallContext,
+    request: ServerRequest,
+    what: string,
+    key: string,
+  ): Promise<ClientResult> {
     if (!ctx.request) {
       throw new BrokerError(
         "execution_failed",
@@ -251,7 +280,7 @@ export class McpSource implements Router, Relayed {
         { source: this.name },
       );
     }
-    return ctx.request(request, ctx.signal);
+    return ctx.request(request, ctx.signal, key);
   }
 
   /** Runs one request at the backend on behalf of a caller, tracked while in flight. */
