@@ -115,12 +115,14 @@ describe("search_tool with SearXNG", () => {
 
   it("answers news_search from the news category, within days_back", async () => {
     mode = "ok";
+    // Ages are measured from before the call: the tool's cut-off is later, never earlier.
+    const before = Date.now();
     const { result } = await call(withSearx, "news_search", { query: "election", days_back: 3 });
     expect(asked.at(-1)!.get("categories")).toBe("news");
     expect(asked.at(-1)!.get("time_range")).toBe("week");
     expect(result.data.days_back).toBe(3);
     const ages = result.data.results.map(
-      (r: { published: string }) => (Date.now() - Date.parse(r.published)) / 86_400_000,
+      (r: { published: string }) => (before - Date.parse(r.published)) / 86_400_000,
     );
     expect(ages.length).toBeGreaterThan(0);
     for (const age of ages) expect(age).toBeLessThanOrEqual(3);
