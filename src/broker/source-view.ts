@@ -1,7 +1,7 @@
 import type { Implementation, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { reaches } from "../auth/scopes.js";
 import { BrokerError, type ErrorProfile } from "../contract/errors.js";
-import type { Principal } from "../contract/router.js";
+import type { CacheHint, Principal } from "../contract/router.js";
 import type { Mount } from "../tree/skeleton.js";
 import type { ToolEntry, Tree } from "../tree/tree.js";
 import type { SourceIntroduction } from "./supervisor.js";
@@ -33,6 +33,11 @@ export class SourceView {
 
   capabilities(): ServerCapabilities {
     return this.introduction.capabilities;
+  }
+
+  /** How long the backend said its tool list may be cached, if it said. */
+  toolsCacheHint(): CacheHint | undefined {
+    return this.introduction.toolsCacheHint;
   }
 
   /** The backend's tools as it described them, those the filter lets through. */

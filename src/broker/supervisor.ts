@@ -2,13 +2,14 @@ import type { Implementation, ServerCapabilities, Tool } from "@modelcontextprot
 import { ExponentialBackoff, type IBackoff } from "cockatiel";
 import { asBrokerError, BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
-import type { Router, SourceState, SourceStatus } from "../contract/router.js";
+import type { CacheHint, Router, SourceState, SourceStatus } from "../contract/router.js";
 
 /** What a source says of itself in `initialize`. */
 export interface SourceIntroduction {
   readonly serverInfo?: Implementation | undefined;
   readonly instructions?: string | undefined;
   readonly capabilities: ServerCapabilities;
+  readonly toolsCacheHint?: CacheHint | undefined;
 }
 
 /** Restart delays: from ~250 ms, growing with decorrelated jitter, never above 30 s. */
@@ -131,6 +132,7 @@ export class Supervisor {
     };
     try {
       this.tools = await this.router.listTools();
+      this.introduction = { ...this.introduction, toolsCacheHint: this.router.toolsCacheHint?.() };
     } catch (err) {
       this.log.warn({ source: this.id, err: asBrokerError(err).message }, "tools/list failed");
     }

@@ -74,6 +74,12 @@ export interface CallContext {
 /** Notifications a source raises outside any one call. */
 export type SourceNotification = ResourceUpdatedNotification | LoggingMessageNotification;
 
+/** A 2026-07-28 list result's caching hint: fresh for `ttlMs`, shareable across callers if public. */
+export interface CacheHint {
+  readonly ttlMs: number;
+  readonly cacheScope: "public" | "private";
+}
+
 export type ChangeKind = "tools" | "resources" | "prompts";
 
 /** What a source raises on its own, forwarded by the broker with the source's name. */
@@ -129,6 +135,8 @@ export interface Router {
   serverInfo?(): Implementation | undefined;
   /** The MCP revision an MCP backend speaks, once connected. */
   protocolVersion?(): string | undefined;
+  /** How long its tool list may be cached, where its backend said (2026-07-28). */
+  toolsCacheHint?(): CacheHint | undefined;
   /** The `list_changed` signal; returns the unsubscribe function. */
   onChange?(listener: (what: ChangeKind) => void): () => void;
   /** Resource updates and logging not tied to one call; returns the unsubscribe function. */

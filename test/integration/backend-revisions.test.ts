@@ -176,3 +176,38 @@ describe("a pinned revision the backend does not speak", () => {
     }
   });
 });
+
+describe("caching hints of lists", () => {
+  async function listTools(path: string): Promise<{ ttlMs: number; cacheScope: string }> {
+    const res = await fetch(`${broker.url}${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+        ...bearer(admin),
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    });
+    return ((await res.json()) as { result: { ttlMs: number; cacheScope: string } }).result;
+  }
+
+  it("pass a 2026-07-28 backend's ttl through, private to the token whose scopes filtered the list", async () => {
+    expect(await listTools("/mcp/mh")).toMatchObject({ ttlMs: 60_000, cacheScope: "private" });
+  });
+
+  it("give a list from a backend without hints none: stale at once", async () => {
+    expect(await listTools("/mcp/legacy")).toMatchObject({ ttlMs: 0, cacheScope: "private" });
+  });
+});

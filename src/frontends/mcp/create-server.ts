@@ -20,6 +20,7 @@ import {
   serveAggregateCatalog,
 } from "./aggregate-catalog.js";
 import { jsonResult, toCallToolResult } from "./call-result.js";
+import { combinedHint } from "./cache-hint.js";
 import { handleRequest } from "./handle-request.js";
 import { sdkHost, type Era, type HandlerHost } from "./handler-host.js";
 import type { InputBridge } from "./input-bridge.js";
@@ -100,6 +101,13 @@ export function serveBroker(
       ...(showMeta ? META_TOOLS : []),
       ...(showFlat ? broker.callableTools(principal).map(flatTool) : []),
     ],
+    // The meta tools never change; flat tools are as fresh as their sources say.
+    ...(showFlat
+      ? combinedHint(
+          broker.allSources().map((s) => s.toolsCacheHint()),
+          principal,
+        )
+      : {}),
   }));
 
   handleRequest(host, CallToolRequestSchema, handling, async (request, extra) => {

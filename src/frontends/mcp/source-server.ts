@@ -20,6 +20,7 @@ import type { CallContext, Principal } from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
 import { toCallToolResult } from "./call-result.js";
 import { announce } from "./announce.js";
+import { combinedHint } from "./cache-hint.js";
 import { handleRequest } from "./handle-request.js";
 import { sdkHost, type Era, type HandlerHost } from "./handler-host.js";
 import type { InputBridge } from "./input-bridge.js";
@@ -119,6 +120,7 @@ export function serveSource(
     const current = broker.source(name);
     return {
       tools: current.tools().filter((t) => allows(principal, "call", current.leaf(t.name).path)),
+      ...combinedHint([current.toolsCacheHint()], principal),
     };
   });
   handleRequest(host, CallToolRequestSchema, handling, async (request, extra) => {

@@ -1,12 +1,20 @@
 import type { Client } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CacheHint } from "../../contract/router.js";
 
 /**
  * Every page of a backend's `tools/list` (the SDK walks the pages when asked
  * without a cursor), never from the SDK's response cache: the broker keeps
- * the list itself and refreshes it on `list_changed`.
+ * the list itself and refreshes it on `list_changed`. A 2026-07-28 backend's
+ * caching hint comes with it.
  */
-export async function fetchTools(client: Client): Promise<Tool[]> {
-  const { tools } = await client.listTools(undefined, { cacheMode: "bypass" });
-  return tools as Tool[];
+export async function fetchTools(
+  client: Client,
+): Promise<{ tools: Tool[]; hint: CacheHint | undefined }> {
+  const result = await client.listTools(undefined, { cacheMode: "bypass" });
+  const { ttlMs, cacheScope } = result as { ttlMs?: number; cacheScope?: CacheHint["cacheScope"] };
+  return {
+    tools: result.tools as Tool[],
+    hint: ttlMs === undefined || cacheScope === undefined ? undefined : { ttlMs, cacheScope },
+  };
 }

@@ -21,7 +21,13 @@ import type {
 import { z } from "zod";
 import { BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
-import type { CallContext, ChangeKind, Router, SourceNotification } from "../../contract/router.js";
+import type {
+  CacheHint,
+  CallContext,
+  ChangeKind,
+  Router,
+  SourceNotification,
+} from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
 import type { BackendConnection, ConnectBackend } from "./backend-transport.js";
 import type { Revision } from "./config.js";
@@ -81,6 +87,7 @@ export class McpSource implements Router, Relayed {
   private client: Client | null = null;
   private connection: BackendConnection | null = null;
   private tools: Tool[] = [];
+  private toolsHint: CacheHint | undefined;
   private up = false;
   private closed = false;
   private readonly downListeners = new Set<(reason: string) => void>();
@@ -120,6 +127,10 @@ export class McpSource implements Router, Relayed {
 
   async listTools(): Promise<Tool[]> {
     return this.tools;
+  }
+
+  toolsCacheHint(): CacheHint | undefined {
+    return this.toolsHint;
   }
 
   callTool(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallToolResult> {
@@ -328,7 +339,7 @@ export class McpSource implements Router, Relayed {
     this.wire(client);
     try {
       await client.connect(connection.transport);
-      this.tools = await fetchTools(client);
+      ({ tools: this.tools, hint: this.toolsHint } = await fetchTools(client));
     } catch (err) {
       await client.close().catch(() => undefined);
       this.logLastWords(connection, "source failed to start");
@@ -422,7 +433,7 @@ export class McpSource implements Router, Relayed {
 
   private async refreshTools(client: Client): Promise<void> {
     try {
-      this.tools = await fetchTools(client);
+      ({ tools: this.tools, hint: this.toolsHint } = await fetchTools(client));
       this.emitChange("tools");
     } catch (err) {
       this.log.warn(
