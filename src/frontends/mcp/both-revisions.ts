@@ -60,14 +60,19 @@ export class BothRevisions implements McpHttpEndpoint {
   }
 }
 
-/** The principal rides the SDK's AuthInfo to the per-request server factory; no token does. */
+/**
+ * The principal rides the SDK's AuthInfo to the per-request server factory,
+ * itself (its compiled scopes are cached by identity); no token does.
+ */
 function authInfoOf(principal: Principal): AuthInfo {
-  return { token: "", clientId: principal.id, scopes: [...principal.scopes] };
+  return { token: "", clientId: principal.id, scopes: [...principal.scopes], extra: { principal } };
 }
 
 function principalOf(auth: AuthInfo | undefined): Principal {
-  if (!auth) throw new Error("a 2026-07-28 request reached the MCP handler without a principal");
-  return { id: auth.clientId, scopes: auth.scopes };
+  const principal = auth?.extra?.principal as Principal | undefined;
+  if (!principal)
+    throw new Error("a 2026-07-28 request reached the MCP handler without a principal");
+  return principal;
 }
 
 /** The same request with its body, which was read already. */
