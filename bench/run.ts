@@ -13,7 +13,8 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { broker, freePort, start, startOnPort, stopChildren } from "./processes.js";
+import { startMcpProxy, startSupergateway } from "./gateways.js";
+import { broker, start, stopChildren } from "./processes.js";
 import { childPids, descendantPids } from "./process-cpu.js";
 import { rawToolCaller } from "./raw-mcp-client.js";
 import { BENCH_TOKEN, echoConfig, everything, withPolicy } from "./echo-configs.js";
@@ -80,37 +81,8 @@ async function main(): Promise<void> {
   // The broker, then its backend: the broker's own cost and what the relay adds.
   const brokerPids = () => [brokerProcess.child.pid!, ...childPids(brokerProcess.child.pid!)];
 
-  const gatewayPort = await freePort();
-  const gateway = await startOnPort(
-    [
-      join(root, "node_modules/supergateway/dist/index.js"),
-      "--stdio",
-      `${process.execPath} ${everything} stdio`,
-      "--outputTransport",
-      "streamableHttp",
-      "--stateful",
-      "--port",
-      String(gatewayPort),
-      "--logLevel",
-      "none",
-    ],
-    gatewayPort,
-  );
-  const proxyPort = await freePort();
-  const proxy = await startOnPort(
-    [
-      join(root, "node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs"),
-      "--port",
-      String(proxyPort),
-      "--host",
-      "127.0.0.1",
-      "--",
-      process.execPath,
-      everything,
-      "stdio",
-    ],
-    proxyPort,
-  );
+  const { child: gateway, url: gatewayUrl } = await startSupergateway();
+  const { child: proxy, url: proxyUrl } = await startMcpProxy();
   const withDescendants = (child: ChildProcess) => () => [
     child.pid!,
     ...descendantPids(child.pid!),
@@ -149,14 +121,14 @@ async function main(): Promise<void> {
     {
       name: "supergateway --stateful, Streamable HTTP",
       makeCall: async () => {
-        return rawToolCaller(`http://127.0.0.1:${gatewayPort}/mcp`, "echo", args);
+        return rawToolCaller(gatewayUrl, "echo", args);
       },
       pids: withDescendants(gateway),
     },
     {
       name: "mcp-proxy, Streamable HTTP",
       makeCall: async () => {
-        return rawToolCaller(`http://127.0.0.1:${proxyPort}/mcp`, "echo", args);
+        return rawToolCaller(proxyUrl, "echo", args);
       },
       pids: withDescendants(proxy),
     },

@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { echoConfig, everything } from "./echo-configs.js";
 import { CLIENTS, measureAll, PER_CLIENT, ROUNDS, SEQUENTIAL, type Row } from "./measure.js";
 import { childPids, descendantPids } from "./process-cpu.js";
+import { startMcpProxy, startSupergateway } from "./gateways.js";
 import { broker, freePort, startOnPort, stopChildren } from "./processes.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -72,37 +73,8 @@ async function main(): Promise<void> {
   // mcp-hub answers HTTP before its backend is up; its tools appear once it is.
   await waitForTool(`http://127.0.0.1:${hubPort}/mcp`, "everything__echo");
 
-  const gatewayPort = await freePort();
-  const gateway = await startOnPort(
-    [
-      join(root, "node_modules/supergateway/dist/index.js"),
-      "--stdio",
-      `${process.execPath} ${everything} stdio`,
-      "--outputTransport",
-      "streamableHttp",
-      "--stateful",
-      "--port",
-      String(gatewayPort),
-      "--logLevel",
-      "none",
-    ],
-    gatewayPort,
-  );
-  const proxyPort = await freePort();
-  const proxy = await startOnPort(
-    [
-      join(root, "node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs"),
-      "--port",
-      String(proxyPort),
-      "--host",
-      "127.0.0.1",
-      "--",
-      process.execPath,
-      everything,
-      "stdio",
-    ],
-    proxyPort,
-  );
+  const gateway = await startSupergateway();
+  const proxy = await startMcpProxy();
   const tree = (pid: number) => () => [pid, ...descendantPids(pid)];
   const http = (url: string) => () => new StreamableHTTPClientTransport(new URL(url));
   const sse = (url: string) => () => new SSEClientTransport(new URL(url));
@@ -130,13 +102,13 @@ async function main(): Promise<void> {
     },
     {
       name: "supergateway --stateful, SDK 1.x client (Streamable HTTP)",
-      makeCall: legacyCaller(http(`http://127.0.0.1:${gatewayPort}/mcp`), "echo"),
-      pids: tree(gateway.pid!),
+      makeCall: legacyCaller(http(gateway.url), "echo"),
+      pids: tree(gateway.child.pid!),
     },
     {
       name: "mcp-proxy, SDK 1.x client (Streamable HTTP)",
-      makeCall: legacyCaller(http(`http://127.0.0.1:${proxyPort}/mcp`), "echo"),
-      pids: tree(proxy.pid!),
+      makeCall: legacyCaller(http(proxy.url), "echo"),
+      pids: tree(proxy.child.pid!),
     },
   ]);
 

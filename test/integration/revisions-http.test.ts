@@ -88,6 +88,22 @@ describe("one URL, both revisions", () => {
   });
 });
 
+describe("changes, to a 2026-07-28 client", () => {
+  it("reach it on a subscriptions/listen stream of /mcp/<name>", async () => {
+    const client = await modern("/mcp/fx", bearer(all));
+    let heard = 0;
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
+      heard += 1;
+    });
+    const stream = await client.listen({ toolsListChanged: true });
+    await client.callTool({ name: "add_tool", arguments: { name: "late_http" } });
+    await expect.poll(() => heard, { timeout: 5000 }).toBeGreaterThan(0);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain("late_http");
+    await stream.close();
+  });
+});
+
 describe("a 2026-07-28 client calling a 2025-era backend that asks for sampling", () => {
   it("gets the backend's question as an input-required round, and the backend gets its answer", async () => {
     const client = await modern("/mcp/fx", bearer(all), "forty-two");

@@ -47,6 +47,21 @@ describe("mcp-broker stdio, both revisions", () => {
     expect(textOf(asked)).toBe("answer: over stdio");
   });
 
+  it("tells a 2026-07-28 client that holds a subscriptions/listen stream when the tree changes", async () => {
+    const client = await modernStdio();
+    const stream = await client.listen({ toolsListChanged: true });
+    let heard = 0;
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
+      heard += 1;
+    });
+    await client.callTool({
+      name: "meta_call",
+      arguments: { path: "/fx/add_tool", args: { name: "late" } },
+    });
+    await expect.poll(() => heard, { timeout: 5000 }).toBeGreaterThan(0);
+    await stream.close();
+  });
+
   it("serves one source as itself to a 2026-07-28 client (--server)", async () => {
     const client = await modernStdio("--server", "fx");
     const pid = await client.callTool({ name: "pid", arguments: {} });

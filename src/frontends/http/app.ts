@@ -67,7 +67,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       options.stateless
         ? new StatelessHttp(legacyServer, maxBytes)
         : new HttpSessions(path, legacyServer, book, maxBytes),
-      (principal) => createServer(principal, "modern"),
+      (principal) => createServer(principal, "modern-request"),
       maxBytes,
       log,
       watch,

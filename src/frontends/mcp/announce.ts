@@ -2,12 +2,14 @@ import type { Server } from "@modelcontextprotocol/server";
 import type { ChangeKind } from "../../contract/router.js";
 
 /**
- * Tells a session's client that a list changed, once the client has
- * initialized (a notification before `initialize` breaks the protocol), and
- * never fails the caller: a client that went away simply misses it.
+ * Tells a connection's client that a list changed: a 2025-era one once it
+ * has initialized (a notification before `initialize` breaks the protocol),
+ * a 2026-07-28 one on the `subscriptions/listen` streams it holds (the SDK
+ * routes it there). Never fails the caller: a client that went away simply
+ * misses it.
  */
 export function announce(server: Server, what: ChangeKind): void {
-  if (server.getClientVersion() === undefined) return;
+  if (server.getNegotiatedProtocolVersion() === undefined) return;
   const sent =
     what === "tools"
       ? server.sendToolListChanged()

@@ -65,9 +65,9 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
   server.onerror = (err) => broker.log.warn({ err }, "MCP session error");
   const host = sdkHost(server, options.era, options.principal, options.bridge);
   const subscribed = serveBroker(host, broker, { ...options, session });
-  // A 2026-07-28 server lives for one request: changes reach its client on
-  // `subscriptions/listen` streams instead (listen-notices.ts).
-  if (options.era === "modern") return server;
+  // A server that lives for one request does not hear of changes: they reach
+  // its client on the endpoint's `subscriptions/listen` streams (listen-notices.ts).
+  if (options.era === "modern-request") return server;
   const unsubscribers = [
     broker.onTreeChange(() => announce(server, "tools")),
     announceCatalogChanges(server, broker, subscribed),

@@ -26,10 +26,12 @@ export interface HandlerHost {
 }
 
 /**
- * The revision family a server instance serves: `legacy` is a session opened
- * by `initialize` (2025-11-25 and before), `modern` one 2026-07-28 request.
+ * What a server instance serves: `legacy`, a session opened by `initialize`
+ * (2025-11-25 and before); `modern`, a 2026-07-28 connection (stdio);
+ * `modern-request`, one 2026-07-28 request (HTTP), whose changes reach the
+ * client through the endpoint's `subscriptions/listen` streams instead.
  */
-export type Era = "legacy" | "modern";
+export type Era = "legacy" | "modern" | "modern-request";
 
 /** The methods whose 2026-07-28 results may ask the client for input. */
 const MULTI_ROUND = new Set(["tools/call", "prompts/get", "resources/read"]);

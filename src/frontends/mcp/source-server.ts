@@ -52,7 +52,7 @@ export function createSourceServer(
   server.onerror = (err) => broker.log.warn({ err, source: name }, "MCP session error");
   const host = sdkHost(server, era, principal, bridge);
   const interest = serveSource(host, broker, name, principal, session);
-  if (era === "modern") return server;
+  if (era === "modern-request") return server;
   const backend = source.capabilities();
   const unsubscribers = [
     broker.onTreeChange(() => announce(server, "tools")),
