@@ -7,7 +7,7 @@ import {
   startBroker,
   type TestBroker,
 } from "../helpers/broker.js";
-import { connectHttp, postMcp, textOf } from "../helpers/mcp-client.js";
+import { connectHttp, INITIALIZE, postMcp, textOf } from "../helpers/mcp-client.js";
 
 const tree = [
   {
@@ -239,6 +239,57 @@ describe("MCP session handling", () => {
     const client = await connectHttp(broker.url);
     expect((await client.listTools()).tools).toHaveLength(3);
     await client.close();
+  });
+
+  it("413 for an oversized body sent in chunks, without Content-Length, on /mcp and /mcp/<name>", async () => {
+    for (const path of ["/mcp", "/mcp/fx"]) {
+      const big = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${"x".repeat(2 * 1024 * 1024)}"}}`;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          const bytes = new TextEncoder().encode(big);
+          for (let at = 0; at < bytes.length; at += 64 * 1024)
+            controller.enqueue(bytes.subarray(at, at + 64 * 1024));
+          controller.close();
+        },
+      });
+      const res = await fetch(`${broker.url}${path}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body,
+        duplex: "half",
+      } as RequestInit);
+      expect(res.headers.get("content-length")).not.toBeNull();
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as any).error.kind).toBe("too_large");
+    }
+    const client = await connectHttp(broker.url);
+    expect((await client.listTools()).tools).toHaveLength(3);
+    await client.close();
+  });
+
+  it("serves a body sent in chunks, without Content-Length, like any other", async () => {
+    const res = await fetch(`${broker.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: new ReadableStream<Uint8Array>({
+        start(controller) {
+          const bytes = new TextEncoder().encode(JSON.stringify(INITIALIZE));
+          controller.enqueue(bytes.subarray(0, 10));
+          controller.enqueue(bytes.subarray(10));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("mcp-session-id")).toBeTruthy();
+    expect(await res.text()).toContain('"serverInfo"');
   });
 
   it("DELETE ends a session", async () => {

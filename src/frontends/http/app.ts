@@ -1,5 +1,4 @@
-import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Broker } from "../../broker/broker.js";
 import { asBrokerError, BrokerError } from "../../contract/errors.js";
@@ -7,7 +6,7 @@ import type { Logger } from "../../contract/log.js";
 import type { Principal } from "../../contract/router.js";
 import type { ExposeMode } from "../../config/schema.js";
 import { createMcpServer } from "../mcp/create-server.js";
-import { HttpSessions, type McpHttpEndpoint } from "../mcp/http-sessions.js";
+import { HttpSessions } from "../mcp/http-sessions.js";
 import { DEFAULT_SESSION_LIMITS, SessionBook, type SessionLimits } from "../mcp/session-book.js";
 import { StatelessHttp } from "../mcp/stateless-http.js";
 import type { Server, ServerNotifier } from "@modelcontextprotocol/server";
@@ -25,6 +24,8 @@ import { allows } from "../../auth/scopes.js";
 import type { TokenBook } from "../../auth/token-book.js";
 import { tokenAuth, type AuthEnv } from "./token-auth/index.js";
 import { hostGuard, type HostGuardOptions } from "./host-guard/index.js";
+import { bodyLimit, declaresLength } from "./body-limit/index.js";
+import { nodeBodyText } from "./node-body.js";
 
 export const DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
 
@@ -61,7 +62,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     path: string,
     createServer: (principal: Principal, era: Era) => Server,
     watch: (notify: ServerNotifier) => () => void,
-  ): McpHttpEndpoint => {
+  ): BothRevisions => {
     const legacyServer = (principal: Principal) => createServer(principal, "legacy");
     return new BothRevisions(
       options.stateless
@@ -75,7 +76,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   };
   const brokerServer = (principal: Principal, era: Era) =>
     createMcpServer(broker, { expose: options.expose(), principal, era, bridge });
-  const sourceSessions = new Map<string, McpHttpEndpoint>();
+  const sourceSessions = new Map<string, BothRevisions>();
   const sessions = endpoint("/mcp", brokerServer, (notify) => notifyBrokerChanges(broker, notify));
   const app = new Hono<AuthEnv>();
   const legacy = new LegacySse(options.sessions?.max ?? DEFAULT_SESSION_LIMITS.max);
@@ -123,19 +124,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       refused: (reason) => broker.metrics.tokenRefused(reason),
     }),
   );
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: maxBytes,
-      onError: () => {
-        throw new BrokerError(
-          "too_large",
-          `request body is larger than the limit of ${maxBytes} bytes`,
-          { max_request_bytes: maxBytes },
-        );
-      },
-    }),
-  );
+  app.use("*", bodyLimit(maxBytes));
   app.get("/healthz", (c) => {
     needsAdmin(
       c.get("principal"),
@@ -177,7 +166,16 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   app.route("/", metaRoutes(broker));
   app.route("/", rpcRoutes(broker));
-  app.all("/mcp", (c) => sessions.handle(c.req.raw, c.get("principal")));
+  /**
+   * An MCP POST's body, read once for whichever revision serves it: from
+   * Node's stream where its length was declared, else as the body limit
+   * buffered it while counting.
+   */
+  const posted = (c: Context<AuthEnv>) => {
+    if (c.req.method !== "POST") return undefined;
+    return declaresLength(c) ? nodeBodyText(c.env.incoming, maxBytes) : c.req.raw.text();
+  };
+  app.all("/mcp", async (c) => sessions.handle(c.req.raw, c.get("principal"), await posted(c)));
   // The HTTP+SSE transport of 2024-11-05, for clients that speak only it.
   app.get("/sse", async (c) => {
     const principal = c.get("principal");
@@ -201,7 +199,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     );
     return RESPONSE_ALREADY_SENT;
   });
-  app.all("/mcp/:name", (c) => {
+  app.all("/mcp/:name", async (c) => {
     const name = c.req.param("name") ?? "";
     if (!broker.sourceNames().includes(name)) {
       const known = broker.sourceNames().join(", ") || "(none)";
@@ -223,7 +221,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       );
       sourceSessions.set(name, perSource);
     }
-    return perSource.handle(c.req.raw, c.get("principal"));
+    return perSource.handle(c.req.raw, c.get("principal"), await posted(c));
   });
   return {
     app,

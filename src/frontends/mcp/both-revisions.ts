@@ -38,10 +38,10 @@ export class BothRevisions implements McpHttpEndpoint {
     this.offChanges = watch(this.modern.notify);
   }
 
-  async handle(request: Request, principal: Principal): Promise<Response> {
-    if (request.method !== "POST" || request.headers.has("mcp-session-id"))
-      return this.legacy.handle(request, principal);
-    const text = await request.text();
+  /** Serves one request; `text` is its body, where the caller read it already. */
+  async handle(request: Request, principal: Principal, text?: string): Promise<Response> {
+    if (request.method !== "POST") return this.legacy.handle(request, principal);
+    text ??= await request.text();
     let body: unknown;
     try {
       body = JSON.parse(text) as unknown;
@@ -49,7 +49,10 @@ export class BothRevisions implements McpHttpEndpoint {
       // Not JSON: the 2025-era transport answers it with its parse error.
       return this.legacy.handle(replayed(request, text), principal);
     }
-    if (await isLegacyRequest(request, body, { maxRequestBodySize: this.maxRequestBodySize }))
+    if (
+      request.headers.has("mcp-session-id") ||
+      (await isLegacyRequest(request, body, { maxRequestBodySize: this.maxRequestBodySize }))
+    )
       return this.legacy.handle(request, principal, body);
     return this.modern.fetch(request, { parsedBody: body, authInfo: authInfoOf(principal) });
   }
