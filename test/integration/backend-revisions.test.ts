@@ -178,20 +178,23 @@ describe("a pinned revision the backend does not speak", () => {
 });
 
 describe("caching hints of lists", () => {
-  async function listTools(path: string): Promise<{ ttlMs: number; cacheScope: string }> {
+  async function list(
+    path: string,
+    method = "tools/list",
+  ): Promise<{ ttlMs: number; cacheScope: string; resources?: { uri: string }[] }> {
     const res = await fetch(`${broker.url}${path}`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
         "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/list",
+        "mcp-method": method,
         ...bearer(admin),
       },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 1,
-        method: "tools/list",
+        method,
         params: {
           _meta: {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -200,14 +203,64 @@ describe("caching hints of lists", () => {
         },
       }),
     });
-    return ((await res.json()) as { result: { ttlMs: number; cacheScope: string } }).result;
+    return ((await res.json()) as { result: never }).result;
   }
 
   it("pass a 2026-07-28 backend's ttl through, private to the token whose scopes filtered the list", async () => {
-    expect(await listTools("/mcp/mh")).toMatchObject({ ttlMs: 60_000, cacheScope: "private" });
+    expect(await list("/mcp/mh")).toMatchObject({ ttlMs: 60_000, cacheScope: "private" });
   });
 
   it("give a list from a backend without hints none: stale at once", async () => {
-    expect(await listTools("/mcp/legacy")).toMatchObject({ ttlMs: 0, cacheScope: "private" });
+    expect(await list("/mcp/legacy")).toMatchObject({ ttlMs: 0, cacheScope: "private" });
+  });
+
+  it("combine the sources' hints in an aggregated list: the least fresh, and none from a source without", async () => {
+    // One source's own list passes through as the backend gave it.
+    expect(await list("/mcp/mh", "resources/list")).toMatchObject({ ttlMs: 30_000 });
+    // /mcp gathers the modern sources' lists (30 s) and the 2025-era one's (no hint).
+    const aggregated = await list("/mcp", "resources/list");
+    expect(aggregated.resources!.map((r) => r.uri)).toContain(
+      "mcp-broker://mh/modern%3A%2F%2Fmotd",
+    );
+    expect(aggregated).toMatchObject({ ttlMs: 0, cacheScope: "private" });
+  });
+
+  it("keep an aggregated list of hinted sources fresh, and public where no token filtered it", async () => {
+    const both = await modernHttp();
+    children.push(both.child);
+    const open = await startBroker({
+      registry: { predefined: false },
+      tree: [
+        { path: "/a", source: { backend: "http", url: both.url, name: "a" } },
+        { path: "/b", source: { backend: "stdio", command: modernCommand(), name: "b" } },
+      ],
+    });
+    try {
+      const res = await fetch(`${open.url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "resources/list",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "resources/list",
+          params: {
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        }),
+      });
+      const { result } = (await res.json()) as { result: { resources: unknown[] } };
+      expect(result.resources).toHaveLength(2);
+      expect(result).toMatchObject({ ttlMs: 30_000, cacheScope: "public" });
+    } finally {
+      await open.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { Client as ModernClient } from "@modelcontextprotocol/client";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
+import { FIXTURE, fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
 import { connectHttp, connectModern, textOf } from "../helpers/mcp-client.js";
 import { bearer, token } from "../helpers/tokens.js";
 
@@ -34,7 +34,17 @@ beforeAll(async () => {
   broker = await startBroker({
     registry: { predefined: false },
     auth: { tokens: [all, fxOnly].map(({ bearer: _b, ...t }) => t) },
-    tree: [{ path: "/fx", source: { backend: "stdio", command: fixtureCommand(), name: "fx" } }],
+    tree: [
+      { path: "/fx", source: { backend: "stdio", command: fixtureCommand(), name: "fx" } },
+      {
+        path: "/c25",
+        source: {
+          backend: "stdio",
+          command: [process.execPath, FIXTURE.replace("fixture-server", "conformance-server")],
+          name: "c25",
+        },
+      },
+    ],
   });
 });
 afterAll(async () => {
@@ -109,6 +119,23 @@ describe("a 2026-07-28 client calling a 2025-era backend that asks for sampling"
     const client = await modern("/mcp/fx", bearer(all), "forty-two");
     const result = await client.callTool({ name: "ask", arguments: { question: "meaning?" } });
     expect(textOf(result)).toBe('answer: forty-two to {"type":"text","text":"meaning?"}');
+  });
+
+  it("and elicitation the same way, answered by the client's own handler", async () => {
+    const client = await connectModern(broker.url, bearer(all), {
+      path: "/mcp/c25",
+      client: { capabilities: { elicitation: {} } },
+    });
+    opened.push(client);
+    client.setRequestHandler("elicitation/create", async (request) => {
+      expect(request.params.message).toBe("Your favourite colour?");
+      return { action: "accept", content: { response: "teal" } };
+    });
+    const result = await client.callTool({
+      name: "test_elicitation",
+      arguments: { message: "Your favourite colour?" },
+    });
+    expect(textOf(result)).toBe('User response: action=accept, content={"response":"teal"}');
   });
 
   it("works the same through the aggregated endpoint's meta_call", async () => {

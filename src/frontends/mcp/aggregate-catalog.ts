@@ -19,7 +19,8 @@ import {
 } from "./aggregate-names.js";
 import type { Broker } from "../../broker/broker.js";
 import { BrokerError } from "../../contract/errors.js";
-import type { CallContext } from "../../contract/router.js";
+import type { CacheHint, CallContext } from "../../contract/router.js";
+import { combinedHint, hintOf, leastFresh } from "./cache-hint.js";
 import type { SourceView } from "../../broker/source-view.js";
 import { announce } from "./announce.js";
 import { handleRequest } from "./handle-request.js";
@@ -50,22 +51,31 @@ export function serveAggregateCatalog(
     broker
       .allSources()
       .filter((s) => s.capabilities()[feature] !== undefined && s.visibleTo(ctx.principal));
-  /** One feature's list from every source that offers it to this caller, every page, qualified. */
+  /**
+   * One feature's list from every source that offers it to this caller, every
+   * page, qualified; with the caching hint of the whole (a source left out
+   * for failing makes the whole stale).
+   */
   const gather = async <R extends { nextCursor?: string }, T>(
     feature: "resources" | "prompts",
     ctx: CallContext,
     page: (source: SourceView, cursor: string | undefined) => Promise<R>,
     items: (page: R) => T[],
     qualify: (source: SourceView, item: T) => T,
-  ): Promise<T[]> => {
+  ): Promise<{ items: T[]; hint: ReturnType<typeof combinedHint> }> => {
     const lists = await Promise.allSettled(
-      offering(feature, ctx).map(async (source) =>
-        (await allPages((cursor) => page(source, cursor), items)).map((item) =>
-          qualify(source, item),
-        ),
-      ),
+      offering(feature, ctx).map(async (source) => {
+        const all = await allPages((cursor) => page(source, cursor), items);
+        return { ...all, items: all.items.map((item) => qualify(source, item)) };
+      }),
     );
-    return lists.flatMap((r) => (r.status === "fulfilled" ? r.value : []));
+    return {
+      items: lists.flatMap((r) => (r.status === "fulfilled" ? r.value.items : [])),
+      hint: combinedHint(
+        lists.map((r) => (r.status === "fulfilled" ? r.value.hint : undefined)),
+        ctx.principal,
+      ),
+    };
   };
   const byUri = (uri: string) => {
     const split = splitUri(uri);
@@ -88,36 +98,33 @@ export function serveAggregateCatalog(
 
   handleRequest(host, ListResourcesRequestSchema, handling, async (_r, extra) => {
     const ctx = context(extra);
-    return {
-      resources: await gather(
-        "resources",
-        ctx,
-        (source, cursor) => broker.request(source.name, "resources/list", { cursor }, ctx),
-        (page) => page.resources,
-        (source, res) => ({
-          ...res,
-          name: qualifiedName(source.name, res.name),
-          uri: qualifiedUri(source.name, res.uri),
-        }),
-      ),
-    };
+    const { items, hint } = await gather(
+      "resources",
+      ctx,
+      (source, cursor) => broker.request(source.name, "resources/list", { cursor }, ctx),
+      (page) => page.resources,
+      (source, res) => ({
+        ...res,
+        name: qualifiedName(source.name, res.name),
+        uri: qualifiedUri(source.name, res.uri),
+      }),
+    );
+    return { resources: items, ...hint };
   });
   handleRequest(host, ListResourceTemplatesRequestSchema, handling, async (_r, extra) => {
     const ctx = context(extra);
-    return {
-      resourceTemplates: await gather(
-        "resources",
-        ctx,
-        (source, cursor) =>
-          broker.request(source.name, "resources/templates/list", { cursor }, ctx),
-        (page) => page.resourceTemplates,
-        (source, t) => ({
-          ...t,
-          name: qualifiedName(source.name, t.name),
-          uriTemplate: qualifiedUriTemplate(source.name, t.uriTemplate),
-        }),
-      ),
-    };
+    const { items, hint } = await gather(
+      "resources",
+      ctx,
+      (source, cursor) => broker.request(source.name, "resources/templates/list", { cursor }, ctx),
+      (page) => page.resourceTemplates,
+      (source, t) => ({
+        ...t,
+        name: qualifiedName(source.name, t.name),
+        uriTemplate: qualifiedUriTemplate(source.name, t.uriTemplate),
+      }),
+    );
+    return { resourceTemplates: items, ...hint };
   });
   handleRequest(host, ReadResourceRequestSchema, handling, async (r, extra) => {
     const { source, uri } = byUri(r.params.uri);
@@ -149,15 +156,14 @@ export function serveAggregateCatalog(
 
   handleRequest(host, ListPromptsRequestSchema, handling, async (_r, extra) => {
     const ctx = context(extra);
-    return {
-      prompts: await gather(
-        "prompts",
-        ctx,
-        (source, cursor) => broker.request(source.name, "prompts/list", { cursor }, ctx),
-        (page) => page.prompts,
-        (source, p) => ({ ...p, name: qualifiedName(source.name, p.name) }),
-      ),
-    };
+    const { items, hint } = await gather(
+      "prompts",
+      ctx,
+      (source, cursor) => broker.request(source.name, "prompts/list", { cursor }, ctx),
+      (page) => page.prompts,
+      (source, p) => ({ ...p, name: qualifiedName(source.name, p.name) }),
+    );
+    return { prompts: items, ...hint };
   });
   handleRequest(host, GetPromptRequestSchema, handling, async (r, extra) => {
     const { source, name } = byName(r.params.name);
@@ -210,17 +216,19 @@ export function announceCatalogChanges(
   });
 }
 
-/** Every page of a list, following `nextCursor`. */
+/** Every page of a list, following `nextCursor`, and the caching hint of them all. */
 async function allPages<R extends { nextCursor?: string }, T>(
   page: (cursor: string | undefined) => Promise<R>,
   items: (result: R) => T[],
-): Promise<T[]> {
+): Promise<{ items: T[]; hint: CacheHint | undefined }> {
   const all: T[] = [];
+  const hints: (CacheHint | undefined)[] = [];
   let cursor: string | undefined;
   do {
     const result = await page(cursor);
     all.push(...items(result));
+    hints.push(hintOf(result));
     cursor = result.nextCursor;
   } while (cursor !== undefined);
-  return all;
+  return { items: all, hint: leastFresh(hints, true) };
 }
