@@ -169,9 +169,11 @@ async function raw(
   method: string,
   params: Record<string, unknown>,
   headers: Record<string, string> = {},
+  signal?: AbortSignal,
 ): Promise<{ status: number; body: any }> {
   const res = await fetch(`${broker.url}${path}`, {
     method: "POST",
+    signal,
     headers: {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
@@ -272,6 +274,27 @@ describe("the request state the broker hands a 2026-07-28 client", () => {
     expect(again.body.result).toMatchObject({ resultType: "input_required" });
     expect(Object.values(again.body.result.inputRequests)).toHaveLength(1);
     expect(again.body.result.requestState).not.toBe(state);
+  });
+});
+
+describe("a 2026-07-28 request given up by its client", () => {
+  it("cancels the call at the backend", async () => {
+    const client = await modern("/mcp/fx", bearer(all));
+    const count = async () =>
+      Number(textOf(await client.callTool({ name: "cancelled_count", arguments: {} })));
+    const before = await count();
+    const abort = new AbortController();
+    const sent = raw(
+      "/mcp/fx",
+      "tools/call",
+      { name: "sleep", arguments: { ms: 10_000 } },
+      {},
+      abort.signal,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    abort.abort();
+    await expect(sent).rejects.toThrow();
+    await expect.poll(count, { timeout: 5000 }).toBe(before + 1);
   });
 });
 

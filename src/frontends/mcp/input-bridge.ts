@@ -49,6 +49,8 @@ interface Ask {
 class PendingCall {
   readonly id = randomUUID();
   round = 0;
+  /** A round of the client's is waiting on the call: another may not continue it at once. */
+  inRound = false;
   readonly asks = new Map<string, Ask>();
   private outcome: { result: ServerResult } | { error: unknown } | undefined;
   private wake: (() => void) | undefined;
@@ -113,7 +115,8 @@ class PendingCall {
   }
 
   abandon(): void {
-    this.controller.abort(new Error("the client did not answer in time"));
+    clearTimeout(this.expiry);
+    this.controller.abort(new Error("the client gave up on the call, or did not answer in time"));
     for (const ask of this.asks.values()) ask.reject(new Error("the call was abandoned"));
     this.asks.clear();
     this.ended(this);
@@ -153,10 +156,6 @@ export class InputBridge {
     this.codec = createRequestStateCodec<BridgeState>({ key, ttlSeconds: ROUND_TIMEOUT_MS / 1000 });
   }
 
-  get size(): number {
-    return this.calls.size;
-  }
-
   /** Serves one round: the first starts the call, the next ones continue it. */
   async serve(
     round: Round,
@@ -170,7 +169,17 @@ export class InputBridge {
       call = this.continued(round.state, round.owner);
       call.resume(round);
     }
-    const next = await call.next(round.signal);
+    let next: Awaited<ReturnType<PendingCall["next"]>>;
+    call.inRound = true;
+    try {
+      next = await call.next(round.signal);
+    } catch (err) {
+      // The client gave up on its request (it disconnected or cancelled it): so does the call.
+      call.abandon();
+      throw err;
+    } finally {
+      call.inRound = false;
+    }
     if ("ask" in next) {
       const inputRequests: Record<string, InputRequest> = {};
       for (const [key, ask] of next.ask) inputRequests[key] = ask.request as InputRequest;
@@ -193,10 +202,16 @@ export class InputBridge {
 
   private continued(state: BridgeState, owner: string): PendingCall {
     const call = this.calls.get(state.call);
-    if (!call || call.round !== state.round || call.owner !== owner || owner !== state.owner) {
+    if (
+      !call ||
+      call.inRound ||
+      call.round !== state.round ||
+      call.owner !== owner ||
+      owner !== state.owner
+    ) {
       throw new ProtocolError(
         -32602,
-        "this requestState does not continue a call in progress (it was used already, belongs to another caller, or its call ended); send the request again without requestState",
+        "this requestState does not continue a call in progress (it was used already or is being used, belongs to another caller, or its call ended); send the request again without requestState",
         { reason: "invalid_request_state" },
       );
     }
