@@ -7,7 +7,7 @@ import {
   startBroker,
   type TestBroker,
 } from "../helpers/broker.js";
-import { connectHttp, INITIALIZE, postMcp, textOf } from "../helpers/mcp-client.js";
+import { connectHttp, connectModern, INITIALIZE, postMcp, textOf } from "../helpers/mcp-client.js";
 
 const tree = [
   {
@@ -342,5 +342,15 @@ describe("MCP over Streamable HTTP, stateless", () => {
     expect(((await older.json()) as any).result.protocolVersion).toBe("2025-06-18");
     const get = await fetch(`${broker.url}/mcp`, { headers: { accept: "text/event-stream" } });
     expect(get.status).toBe(405);
+  });
+
+  it("serves 2026-07-28 clients as in session mode, that revision having no sessions", async () => {
+    const client = await connectModern(broker.url, {}, { path: "/mcp/fx" });
+    expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("sleep");
+    const aggregated = await connectModern(broker.url);
+    const echo = await aggregated.callTool({ name: "demo__echo", arguments: { message: "2026" } });
+    expect(textOf(echo)).toBe("Echo: 2026");
+    await Promise.all([client.close(), aggregated.close()]);
   });
 });
