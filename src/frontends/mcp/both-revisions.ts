@@ -1,6 +1,7 @@
 import {
   createMcpHandler,
   isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
   type AuthInfo,
   type McpHttpHandler,
   type Server,
@@ -51,7 +52,8 @@ export class BothRevisions implements McpHttpEndpoint {
     }
     if (
       request.headers.has("mcp-session-id") ||
-      (await isLegacyRequest(request, body, { maxRequestBodySize: this.maxRequestBodySize }))
+      (!claimsModern(body) &&
+        (await isLegacyRequest(request, body, { maxRequestBodySize: this.maxRequestBodySize })))
     )
       return this.legacy.handle(request, principal, body);
     return this.modern.fetch(request, { parsedBody: body, authInfo: authInfoOf(principal) });
@@ -61,6 +63,21 @@ export class BothRevisions implements McpHttpEndpoint {
     this.offChanges();
     await Promise.all([this.legacy.closeAll(), this.modern.close()]);
   }
+}
+
+/**
+ * Whether a message claims revision 2026-07-28 or later by its envelope, as
+ * every request of that revision does: it goes to the modern handler, which
+ * answers even a malformed claim, without the SDK's classifier running twice.
+ * Anything else (an `initialize`, a batch, a notification) is classified by
+ * the SDK.
+ */
+function claimsModern(body: unknown): boolean {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  const params = (body as { params?: unknown }).params;
+  if (typeof params !== "object" || params === null) return false;
+  const meta = (params as { _meta?: unknown })._meta;
+  return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /**
