@@ -40,6 +40,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
     tokens: () => tokens,
     hosts: allowedHosts(options.host, config, log),
     stateless: config.http?.stateless === true,
+    resumable: config.http?.resumable === true,
     sessions: {
       max: config.sessions?.max ?? DEFAULT_SESSION_LIMITS.max,
       idleTimeoutMs:

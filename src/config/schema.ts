@@ -372,6 +372,12 @@ export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]
           .describe(
             "MCP endpoints without sessions, for several instances behind a load balancer: no notifications, progress or sampling.",
           ),
+        resumable: z
+          .boolean()
+          .optional()
+          .describe(
+            "Keep each 2025-era session's last 1000 stream events, so that a client whose stream broke resumes it with Last-Event-ID. Off by default: it costs about a tenth of the broker's CPU per call.",
+          ),
       })
       .optional(),
     sessions: SessionsSchema.optional(),

@@ -7,7 +7,14 @@ import {
   startBroker,
   type TestBroker,
 } from "../helpers/broker.js";
-import { connectHttp, connectModern, INITIALIZE, postMcp, textOf } from "../helpers/mcp-client.js";
+import {
+  connectHttp,
+  connectModern,
+  INITIALIZE,
+  openRawSession,
+  postMcp,
+  textOf,
+} from "../helpers/mcp-client.js";
 
 const tree = [
   {
@@ -352,5 +359,84 @@ describe("MCP over Streamable HTTP, stateless", () => {
     const echo = await aggregated.callTool({ name: "demo__echo", arguments: { message: "2026" } });
     expect(textOf(echo)).toBe("Echo: 2026");
     await Promise.all([client.close(), aggregated.close()]);
+  });
+});
+
+describe("resumable streams (http.resumable)", () => {
+  const call = (ms: number) => ({
+    jsonrpc: "2.0",
+    id: 9,
+    method: "tools/call",
+    params: { name: "fx__sleep", arguments: { ms } },
+  });
+
+  /** The events of an SSE body as they arrive, until `stop` says enough. */
+  async function events(
+    res: Response,
+    stop: (event: { id?: string; data?: string }) => boolean,
+  ): Promise<{ id?: string; data?: string }[]> {
+    const reader = res.body!.getReader();
+    const seen: { id?: string; data?: string }[] = [];
+    let buffer = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return seen;
+      buffer += new TextDecoder().decode(value);
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event: { id?: string; data?: string } = {};
+        for (const line of block.split("\n")) {
+          if (line.startsWith("id: ")) event.id = line.slice(4);
+          if (line.startsWith("data: ")) event.data = line.slice(6);
+        }
+        seen.push(event);
+        if (stop(event)) {
+          await reader.cancel();
+          return seen;
+        }
+      }
+    }
+  }
+
+  it("are off by default: a call's stream carries no event ids", async () => {
+    const broker = await startBroker({ tree, expose: "flat" });
+    try {
+      const session = await openRawSession(`${broker.url}/mcp`);
+      const res = await postMcp(`${broker.url}/mcp`, call(10), session);
+      const seen = await events(res, (e) => e.data?.includes('"result"') === true);
+      expect(seen.some((e) => e.data?.includes("slept 10"))).toBe(true);
+      expect(seen.every((e) => e.id === undefined)).toBe(true);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it("when on, a client whose stream broke gets the rest with Last-Event-ID", async () => {
+    const broker = await startBroker({ tree, expose: "flat", http: { resumable: true } });
+    try {
+      const session = await openRawSession(`${broker.url}/mcp`);
+      const res = await postMcp(`${broker.url}/mcp`, call(800), session);
+      // The first event (the stream's priming event) has an id; the stream then breaks.
+      const [first] = await events(res, (e) => e.id !== undefined);
+      expect(first!.id).toBeTruthy();
+      // Until the broker has seen the broken stream close, the stream is still "in use" (409).
+      const resume = () =>
+        fetch(`${broker.url}/mcp`, {
+          headers: { ...session, accept: "text/event-stream", "last-event-id": first!.id! },
+        });
+      let resumed = await resume();
+      for (let i = 0; resumed.status === 409 && i < 40; i++) {
+        await resumed.body?.cancel();
+        await new Promise((r) => setTimeout(r, 50));
+        resumed = await resume();
+      }
+      expect(resumed.status).toBe(200);
+      const rest = await events(resumed, (e) => e.data?.includes('"result"') === true);
+      expect(rest.some((e) => e.data?.includes("slept 800"))).toBe(true);
+    } finally {
+      await broker.close();
+    }
   });
 });

@@ -38,6 +38,8 @@ export interface HttpAppOptions {
   readonly maxRequestBytes?: number;
   /** MCP endpoints without sessions, for load-balanced instances. */
   readonly stateless?: boolean;
+  /** 2025-era sessions keep their stream events for `Last-Event-ID` resumption. */
+  readonly resumable?: boolean;
   /** DNS-rebinding defence for every endpoint but `/healthz`. */
   readonly hosts?: HostGuardOptions;
   /** Bounds on the MCP sessions of every endpoint together. */
@@ -67,7 +69,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return new BothRevisions(
       options.stateless
         ? new StatelessHttp(legacyServer, maxBytes)
-        : new HttpSessions(path, legacyServer, book, maxBytes),
+        : new HttpSessions(path, legacyServer, book, maxBytes, options.resumable === true),
       (principal) => createServer(principal, "modern-request"),
       maxBytes,
       log,

@@ -35,6 +35,8 @@ export class HttpSessions implements McpHttpEndpoint {
     private readonly createServer: (principal: Principal) => Server,
     private readonly book: SessionBook,
     private readonly maxRequestBodySize: number,
+    /** Keep each session's stream events for `Last-Event-ID` resumption (costs every call). */
+    private readonly resumable: boolean,
   ) {}
 
   async handle(request: Request, principal: Principal, parsedBody?: unknown): Promise<Response> {
@@ -70,8 +72,7 @@ export class HttpSessions implements McpHttpEndpoint {
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         maxRequestBodySize: this.maxRequestBodySize,
-        eventStore: new SessionEventStore(),
-        retryInterval: RETRY_MS,
+        ...(this.resumable ? { eventStore: new SessionEventStore(), retryInterval: RETRY_MS } : {}),
         onsessioninitialized: (sid) => {
           this.book.add(
             {
