@@ -13,7 +13,7 @@ import type { Server, ServerNotifier } from "@modelcontextprotocol/server";
 import { BothRevisions } from "../mcp/both-revisions.js";
 import type { Era } from "../mcp/handler-host.js";
 import { InputBridge } from "../mcp/input-bridge.js";
-import { notifyBrokerChanges, notifySourceChanges } from "../mcp/listen-notices.js";
+import { notifyChanges } from "../mcp/listen-notices.js";
 import { LEGACY_MESSAGES_PATH, LegacySse } from "../mcp/legacy-sse.js";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { createSourceServer } from "../mcp/source-server.js";
@@ -79,7 +79,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const brokerServer = (principal: Principal, era: Era) =>
     createMcpServer(broker, { expose: options.expose(), principal, era, bridge });
   const sourceSessions = new Map<string, BothRevisions>();
-  const sessions = endpoint("/mcp", brokerServer, (notify) => notifyBrokerChanges(broker, notify));
+  const sessions = endpoint("/mcp", brokerServer, (notify) => notifyChanges(broker, notify));
   const app = new Hono<AuthEnv>();
   const legacy = new LegacySse(options.sessions?.max ?? DEFAULT_SESSION_LIMITS.max);
   broker.metrics.countSessions("sse", () => legacy.size);
@@ -219,7 +219,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       perSource = endpoint(
         `/mcp/${name}`,
         (principal, era) => createSourceServer(broker, name, principal, era, bridge),
-        (notify) => notifySourceChanges(broker, name, notify),
+        (notify) => notifyChanges(broker, notify, name),
       );
       sourceSessions.set(name, perSource);
     }

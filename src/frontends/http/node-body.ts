@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { BrokerError } from "../../contract/errors.js";
+import { bodyTooLarge } from "./body-limit/index.js";
 
 /**
  * A request's body as text, read from Node's own stream: a web `Request`'s
@@ -12,14 +12,7 @@ export async function nodeBodyText(incoming: IncomingMessage, maxBytes: number):
   let size = 0;
   for await (const chunk of incoming as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes)
-      throw new BrokerError(
-        "too_large",
-        `request body is larger than the limit of ${maxBytes} bytes`,
-        {
-          max_request_bytes: maxBytes,
-        },
-      );
+    if (size > maxBytes) throw bodyTooLarge(maxBytes);
     chunks.push(chunk);
   }
   return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");

@@ -1,9 +1,11 @@
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+} from "@modelcontextprotocol/client";
 import { BrokerError, type BackendProtocolError } from "../../contract/errors.js";
-
-/** JSON-RPC codes the broker reads: the backend's own errors keep theirs. */
-const INVALID_PARAMS = -32602;
-const METHOD_NOT_FOUND = -32601;
 
 /** A failure of a request to an MCP backend, as the broker's error kinds. */
 export function backendError(err: unknown, source: string, what: string): BrokerError {
@@ -34,12 +36,12 @@ export function backendError(err: unknown, source: string, what: string): Broker
       ? { code: err.code, message: said }
       : { code: err.code, message: said, data: err.data };
   switch (err.code) {
-    case INVALID_PARAMS:
+    case ProtocolErrorCode.InvalidParams:
       return new BrokerError("invalid_params", `source ${source} rejected ${what}: ${said}`, {
         source,
         backend,
       });
-    case METHOD_NOT_FOUND:
+    case ProtocolErrorCode.MethodNotFound:
       return new BrokerError("not_found", `source ${source} does not support ${what}`, {
         source,
         backend,

@@ -55,6 +55,11 @@ function askable(caps: ClientCapabilities): ClientCapabilities {
   };
 }
 
+/** Whether the connection speaks 2026-07-28 or later (revisions are dates, so they compare as text). */
+function speaksModern(client: Client): boolean {
+  return (client.getNegotiatedProtocolVersion() ?? "") >= "2026-07-28";
+}
+
 const NEGOTIATION: Record<Revision, VersionNegotiationMode> = {
   auto: "auto",
   "2026-07-28": { pin: "2026-07-28" },
@@ -242,7 +247,7 @@ export class McpSource implements Router, Relayed {
     schema: z.ZodType,
   ): Promise<T> {
     return this.relay(ctx, what, async (client, options) => {
-      const modern = (client.getNegotiatedProtocolVersion() ?? "") >= "2026";
+      const modern = speaksModern(client);
       // A 2026-07-28 backend hears, in each request, what the caller's client can be
       // asked: the broker can ask nothing its caller cannot answer.
       const first: Record<string, unknown> =
@@ -405,8 +410,7 @@ export class McpSource implements Router, Relayed {
    * stream: one is opened for the lists it announces changes of.
    */
   private async listen(client: Client): Promise<void> {
-    const version = client.getNegotiatedProtocolVersion();
-    if (version === undefined || version < "2026") return;
+    if (!speaksModern(client)) return;
     const caps = client.getServerCapabilities() ?? {};
     const filter = {
       ...(caps.tools?.listChanged ? { toolsListChanged: true } : {}),

@@ -13,13 +13,7 @@ import { BrokerError } from "../../../contract/errors.js";
  */
 export function bodyLimit(maxBytes: number): MiddlewareHandler {
   const tooLarge = () => {
-    throw new BrokerError(
-      "too_large",
-      `request body is larger than the limit of ${maxBytes} bytes`,
-      {
-        max_request_bytes: maxBytes,
-      },
-    );
+    throw bodyTooLarge(maxBytes);
   };
   const counting = streamingBodyLimit({ maxSize: maxBytes, onError: tooLarge });
   return async function bodyLimitMiddleware(c, next) {
@@ -38,5 +32,16 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler {
 export function declaresLength(c: Context): boolean {
   return (
     c.req.header("content-length") !== undefined && c.req.header("transfer-encoding") === undefined
+  );
+}
+
+/** The refusal of a body over `maxBytes`, wherever it is counted. */
+export function bodyTooLarge(maxBytes: number): BrokerError {
+  return new BrokerError(
+    "too_large",
+    `request body is larger than the limit of ${maxBytes} bytes`,
+    {
+      max_request_bytes: maxBytes,
+    },
   );
 }
