@@ -149,17 +149,17 @@ export class McpSource implements Router, Relayed {
   }
 
   listResources: Relayed["listResources"] = (params, ctx) =>
-    this.relayWhole(ctx, "resources/list", "resources/list", params);
+    this.relayWhole(ctx, "resources/list", params);
   listResourceTemplates: Relayed["listResourceTemplates"] = (params, ctx) =>
-    this.relayWhole(ctx, "resources/templates/list", "resources/templates/list", params);
+    this.relayWhole(ctx, "resources/templates/list", params);
   readResource: Relayed["readResource"] = (params, ctx) =>
     this.rounds(ctx, `resources/read ${params.uri}`, "resources/read", params, RelayedResult);
   listPrompts: Relayed["listPrompts"] = (params, ctx) =>
-    this.relayWhole(ctx, "prompts/list", "prompts/list", params);
+    this.relayWhole(ctx, "prompts/list", params);
   getPrompt: Relayed["getPrompt"] = (params, ctx) =>
     this.rounds(ctx, `prompts/get ${params.name}`, "prompts/get", params, RelayedResult);
   complete: Relayed["complete"] = (params, ctx) =>
-    this.relayWhole(ctx, "completion/complete", "completion/complete", params);
+    this.relayWhole(ctx, "completion/complete", params);
 
   async setLoggingLevel(
     level: LoggingMessageNotification["params"]["level"],
@@ -220,15 +220,10 @@ export class McpSource implements Router, Relayed {
   }
 
   /** A request relayed whole: the backend's answer is the caller's, unchecked beyond JSON-RPC. */
-  private relayWhole<T>(
-    ctx: CallContext,
-    what: string,
-    method: string,
-    params: object | undefined,
-  ): Promise<T> {
+  private relayWhole<T>(ctx: CallContext, method: string, params: object | undefined): Promise<T> {
     return this.relay(
       ctx,
-      what,
+      method,
       (client, options) =>
         client.request({ method, params: { ...params } }, RelayedResult, options) as Promise<T>,
     );
