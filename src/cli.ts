@@ -37,7 +37,7 @@ const ignoreBroken = () =>
 program
   .command("serve", { isDefault: true })
   .description(
-    "serve the meta API (POST /meta_tree, /meta_desc, /meta_call), MCP at /mcp and GET /healthz",
+    "serve the meta API (POST /meta_tree, /meta_desc, /meta_search, /meta_call), MCP at /mcp and GET /healthz",
   )
   .argument("<listen>", "HOST:PORT to listen on, such as 127.0.0.1:8100")
   .argument("<config>", "the JSON config file")

@@ -26,12 +26,33 @@ import { RegistryDesk } from "./registry-desk.js";
 import { DEFAULT_REGISTRY_MOUNT, skeletonWithRegistry } from "./registry-tree.js";
 import { SourcePool } from "./source-pool.js";
 import { SourceView } from "./source-view.js";
-import { describeEntry, listChildren, type EntryDescription, type NodeListing } from "./views.js";
+import { EmbeddingsClient } from "../search/embeddings-client.js";
+import { SemanticIndex } from "../search/semantic-index.js";
+import { Thesaurus } from "../search/thesaurus.js";
+import { searchableTools } from "../search/tool-documents.js";
+import { ToolSearch } from "../search/tool-search.js";
+import {
+  describeEntry,
+  foundTool,
+  listChildren,
+  type EntryDescription,
+  type FoundTool,
+  type NodeListing,
+} from "./views.js";
 
 export interface BrokerOptions {
   readonly log: Logger;
   /** Leave out sources that fail to start and tools that cannot be mounted, with a warning. */
   readonly ignoreBroken?: boolean;
+}
+
+/** A `meta_search` request, already checked. */
+export interface ToolSearchRequest {
+  readonly query: string;
+  readonly limit: number;
+  /** Only tools under this node. */
+  readonly path: string;
+  readonly includeSchema: boolean;
 }
 
 export interface CallOutput {
@@ -66,6 +87,7 @@ export class Broker {
   private store: StateStore | undefined;
   private auditSink: AuditSink | undefined;
   private rebuildQueued = false;
+  private toolSearch!: ToolSearch;
   readonly metrics: BrokerMetrics;
   /** The tool registry of `/rpc`, under the broker's scopes. */
   registry!: RegistryDesk;
@@ -118,6 +140,7 @@ export class Broker {
       broker.skeleton = skeletonWithRegistry(config, registry.tools());
       broker.auditSink = new AuditSink(options.log, broker.metrics, config.audit?.file);
       broker.invoke = broker.chain(config);
+      broker.toolSearch = createToolSearch(config, broker.store, options.log);
       await broker.sources.start(broker.skeleton.mounts, options.ignoreBroken === true);
       await broker.rebuild(true);
       registry.onChange(() => broker.queueApply());
@@ -159,6 +182,38 @@ export class Broker {
       ...description,
       children: description.children.filter((c) => reaches(principal, "tree", c.path)),
     };
+  }
+
+  /**
+   * The tools the caller may call that best fit a request in words, best
+   * first, from under `path` only.
+   */
+  async search(
+    request: ToolSearchRequest,
+    principal: Principal,
+    signal?: AbortSignal,
+  ): Promise<{ results: FoundTool[] }> {
+    const tree = this.current;
+    const under = tree.lookup(request.path);
+    this.mayReach(principal, "tree", under.path);
+    const prefix = under.path === "/" ? "/" : `${under.path}/`;
+    const hits = await this.toolSearch.search({
+      query: request.query,
+      limit: request.limit,
+      signal,
+      accepts: (path) =>
+        (path === under.path || path.startsWith(prefix)) &&
+        tree.get(path)?.type === "tool" &&
+        allows(principal, "call", path),
+    });
+    return {
+      results: hits.map((hit) => foundTool(tree.tool(hit.path), hit.score, request.includeSchema)),
+    };
+  }
+
+  /** Resolves when the search index has the synonyms and embeddings of the current tree. */
+  searchSettled(): Promise<void> {
+    return this.toolSearch.settled();
   }
 
   /** The leaves a caller may call: what flat tools/list shows it. */
@@ -409,6 +464,7 @@ export class Broker {
       for (const p of problems) this.options.log.warn({ problem: p }, "tool left out");
     }
     this.current = tree;
+    this.toolSearch.update(searchableTools(tree));
     if (!initial) for (const listener of this.treeListeners) listener();
   }
 }
@@ -422,5 +478,29 @@ function restartOnly(config: Config): Record<string, unknown> {
     "registry.max_response_bytes": config.registry?.max_response_bytes,
     "registry.predefined": config.registry?.predefined,
     toolsets: config.toolsets,
+    tool_search: config.tool_search,
   };
+}
+
+/** The index behind meta_search, as the config asks for it. */
+function createToolSearch(config: Config, store: StateStore, log: Logger): ToolSearch {
+  const settings = config.tool_search ?? {};
+  const embeddings = settings.embeddings;
+  return new ToolSearch({
+    log,
+    thesaurus: settings.synonyms === false ? undefined : new Thesaurus(),
+    semantic:
+      embeddings === undefined
+        ? undefined
+        : new SemanticIndex(
+            new EmbeddingsClient({
+              url: embeddings.url,
+              model: embeddings.model,
+              apiKey: embeddings.api_key,
+              timeoutMs: (embeddings.timeout_s ?? 10) * 1000,
+            }),
+            store,
+            log,
+          ),
+  });
 }

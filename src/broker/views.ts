@@ -110,3 +110,21 @@ function describeTool(leaf: ToolEntry): ToolDescription {
   if (leaf.maxOutputChars !== undefined) out.max_output_chars = leaf.maxOutputChars;
   return out;
 }
+
+/** One result of `meta_search`. */
+export interface FoundTool {
+  path: string;
+  summary: string;
+  score: number;
+  args_schema?: ToolEntry["tool"]["inputSchema"];
+}
+
+export function foundTool(leaf: ToolEntry, score: number, withSchema: boolean): FoundTool {
+  const out: FoundTool = {
+    path: leaf.path,
+    summary: leaf.summary,
+    score: Number(score.toPrecision(4)),
+  };
+  if (withSchema) out.args_schema = leaf.tool.inputSchema;
+  return out;
+}

@@ -196,6 +196,39 @@ const RegistrySchema = z
   })
   .describe("The tool registry of /rpc (tools/register, tools/call, health/check).");
 
+const Seconds = z.number().positive().max(600);
+
+const ToolSearchSchema = z
+  .strictObject({
+    synonyms: z
+      .boolean()
+      .optional()
+      .describe("Also find tools by WordNet synonyms of the query's words; default true."),
+    embeddings: z
+      .strictObject({
+        url: z
+          .url({
+            protocol: /^https?$/,
+            error: "expected an http(s) URL such as http://127.0.0.1:11434/v1/embeddings",
+          })
+          .describe(
+            "An OpenAI-compatible embeddings endpoint, such as http://127.0.0.1:11434/v1/embeddings.",
+          ),
+        model: z.string().min(1).describe("The model the endpoint is asked for."),
+        api_key: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('Sent as a bearer token; write it as "${ENV_NAME}".'),
+        timeout_s: Seconds.optional().describe("Longest one request may take; default 10."),
+      })
+      .optional()
+      .describe(
+        "Rank by meaning too, fused with the word ranking; vectors are cached by content in the state store. Off when unset.",
+      ),
+  })
+  .describe("meta_search: how tools are found.");
+
 export const TOOLSET_NAMES = [
   "calculator",
   "time_tool",
@@ -204,8 +237,6 @@ export const TOOLSET_NAMES = [
   "image_generator",
 ] as const;
 export type ToolsetName = (typeof TOOLSET_NAMES)[number];
-
-const Seconds = z.number().positive().max(600);
 
 /** An Evolution CMS database by URL: the emcp source's and the search tool's. */
 export const CmsDatabaseUrl = z
@@ -383,6 +414,7 @@ export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]
     sessions: SessionsSchema.optional(),
     registry: RegistrySchema.optional(),
     toolsets: ToolsetsSchema.optional(),
+    tool_search: ToolSearchSchema.optional(),
   });
 }
 

@@ -50,7 +50,12 @@ describe("MCP over Streamable HTTP, expose: meta", () => {
 
   it("offers exactly the three meta tools, with short descriptions", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["meta_tree", "meta_desc", "meta_call"]);
+    expect(tools.map((t) => t.name)).toEqual([
+      "meta_tree",
+      "meta_desc",
+      "meta_search",
+      "meta_call",
+    ]);
     for (const t of tools) expect(t.description!.length).toBeLessThan(160);
   });
 
@@ -230,7 +235,7 @@ describe("MCP session handling", () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error.code).toBe(-32700);
     const client = await connectHttp(broker.url);
-    expect((await client.listTools()).tools).toHaveLength(3);
+    expect((await client.listTools()).tools).toHaveLength(4);
     await client.close();
   });
 
@@ -244,7 +249,7 @@ describe("MCP session handling", () => {
     expect(res.status).toBe(413);
     expect(((await res.json()) as any).error.kind).toBe("too_large");
     const client = await connectHttp(broker.url);
-    expect((await client.listTools()).tools).toHaveLength(3);
+    expect((await client.listTools()).tools).toHaveLength(4);
     await client.close();
   });
 
@@ -273,7 +278,7 @@ describe("MCP session handling", () => {
       expect(((await res.json()) as any).error.kind).toBe("too_large");
     }
     const client = await connectHttp(broker.url);
-    expect((await client.listTools()).tools).toHaveLength(3);
+    expect((await client.listTools()).tools).toHaveLength(4);
     await client.close();
   });
 

@@ -58,7 +58,12 @@ describe("one URL, both revisions", () => {
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     expect(client.getServerVersion()).toMatchObject({ name: "mcp-broker" });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["meta_call", "meta_desc", "meta_tree"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "meta_call",
+      "meta_desc",
+      "meta_search",
+      "meta_tree",
+    ]);
     const tree = await client.callTool({ name: "meta_tree", arguments: { path: "/fx" } });
     expect(textOf(tree)).toContain("/fx/pid");
     const pid = await client.callTool({ name: "meta_call", arguments: { path: "/fx/pid" } });

@@ -79,7 +79,7 @@ describe("tokens and scopes over MCP", () => {
   it("lists only the tools the caller may call, and refuses the others with the HTTP status in data", async () => {
     const client = await connectHttp(broker.url, bearer(caller));
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(["meta_tree", "meta_desc", "meta_call", "fx__count"]);
+    expect(names).toEqual(["meta_tree", "meta_desc", "meta_search", "meta_call", "fx__count"]);
     await expect(client.callTool({ name: "fx__pid", arguments: {} })).rejects.toMatchObject({
       code: -32600,
       data: { kind: "forbidden", http_status: 403 },

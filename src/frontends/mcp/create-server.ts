@@ -27,6 +27,7 @@ import type { InputBridge } from "./input-bridge.js";
 import { serverOptions } from "./server-options.js";
 import { META_TOOL_NAMES, META_TOOLS } from "./meta-tools.js";
 import { announce } from "./announce.js";
+import { parseRequest, SearchRequest } from "../rest/requests.js";
 import { ProtocolError } from "./protocol-error.js";
 import { requestContext } from "./request-context.js";
 
@@ -47,7 +48,7 @@ export function brokerServerInfo(expose: ExposeMode): {
     instructions:
       expose === "flat"
         ? undefined
-        : 'Tools are arranged in a tree. Call meta_tree with path "/" to explore, meta_desc on a tool to get its args_schema, then meta_call.',
+        : 'Tools are arranged in a tree. Find one with meta_search (or explore with meta_tree from path "/"), read its args_schema with meta_desc (or ask meta_search for include_schema), then meta_call it.',
   };
 }
 
@@ -133,6 +134,10 @@ async function metaCall(
   args: Record<string, unknown>,
   ctx: CallContext,
 ): Promise<CallToolResult> {
+  if (name === "meta_search") {
+    const request = parseRequest(SearchRequest, args);
+    return jsonResult(await broker.search(request, ctx.principal, ctx.signal));
+  }
   const path = typeof args.path === "string" ? args.path : name === "meta_tree" ? "/" : undefined;
   if (path === undefined)
     throw new BrokerError("invalid_params", `${name} needs a "path" argument, such as "/"`);

@@ -6,7 +6,7 @@ const path = {
 } as const;
 
 /**
- * The three meta tools. Their descriptions stay short and fixed whatever the
+ * The four meta tools. Their descriptions stay short and fixed whatever the
  * size of the tree: a model reads the tree on demand, not up front.
  */
 export const META_TOOLS: Tool[] = [
@@ -25,6 +25,28 @@ export const META_TOOLS: Tool[] = [
       type: "object",
       properties: { path },
       required: ["path"],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "meta_search",
+    description:
+      "Find tools by what they do, in words. Returns paths for meta_desc and meta_call; include_schema adds each args_schema.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: 'What the tool should do, such as "read a file".' },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: 50,
+          description: "Results at most; default 10.",
+        },
+        path: { ...path, description: "Search only under this node; default /." },
+        include_schema: { type: "boolean", description: "Add each tool's args_schema." },
+      },
+      required: ["query"],
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true },

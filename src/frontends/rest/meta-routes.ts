@@ -2,12 +2,13 @@ import { Hono, type Context } from "hono";
 import type { Broker } from "../../broker/broker.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { AuthEnv } from "../http/token-auth/index.js";
-import { CallRequest, parseRequest, PathRequest } from "./requests.js";
+import { CallRequest, parseRequest, PathRequest, SearchRequest } from "./requests.js";
 
 const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
 
 /**
- * `POST /meta_tree`, `/meta_desc`, `/meta_call` of the seed: JSON in, JSON out.
+ * `POST /meta_tree`, `/meta_desc`, `/meta_call` of the seed, and `/meta_search`:
+ * JSON in, JSON out.
  * Errors are thrown as BrokerError and encoded by the app's error handler.
  */
 export function metaRoutes(broker: Broker): Hono<AuthEnv> {
@@ -19,6 +20,10 @@ export function metaRoutes(broker: Broker): Hono<AuthEnv> {
   app.post("/meta_desc", async (c) => {
     const { path } = parseRequest(PathRequest, await jsonBody(c));
     return c.json(broker.describe(path, c.get("principal")));
+  });
+  app.post("/meta_search", async (c) => {
+    const request = parseRequest(SearchRequest, await jsonBody(c));
+    return c.json(await broker.search(request, c.get("principal"), c.req.raw.signal));
   });
   app.post("/meta_call", async (c) => {
     const { path, args } = parseRequest(CallRequest, await jsonBody(c));
@@ -38,7 +43,7 @@ async function jsonBody(c: Context): Promise<unknown> {
   if (text.trim() === "") {
     throw new BrokerError(
       "invalid_params",
-      'request body is empty; send a JSON object such as {"path": "/"}',
+      `request body is empty; send a JSON object such as ${c.req.path === "/meta_search" ? '{"query": "read a file"}' : '{"path": "/"}'}`,
     );
   }
   try {

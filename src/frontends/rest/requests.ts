@@ -15,6 +15,29 @@ export const CallRequest = z.strictObject({
     .default({}),
 });
 
+/** The longest query taken: a request for a tool is a sentence, not a document. */
+export const MAX_QUERY_CHARS = 1000;
+
+export const SearchRequest = z
+  .strictObject({
+    query: z
+      .string({ error: 'expected a string saying what the tool should do, such as "read a file"' })
+      .trim()
+      .min(1, 'is empty; say what the tool should do, such as "read a file"')
+      .max(
+        MAX_QUERY_CHARS,
+        `is longer than ${MAX_QUERY_CHARS} characters; say in a sentence what the tool should do`,
+      ),
+    limit: z
+      .int({ error: "expected a whole number from 1 to 50" })
+      .min(1, "must be from 1 to 50")
+      .max(50, "must be from 1 to 50")
+      .default(10),
+    path: TreePath.default("/"),
+    include_schema: z.boolean().default(false),
+  })
+  .transform(({ include_schema, ...rest }) => ({ ...rest, includeSchema: include_schema }));
+
 /** Parses a request body against one of the schemas above, as `invalid_params` naming the field. */
 export function parseRequest<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const result = schema.safeParse(body);

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Broker } from "../../broker/broker.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { Principal } from "../../contract/router.js";
-import { invalidRequest, parseRequest } from "../rest/requests.js";
+import { invalidRequest, parseRequest, SearchRequest } from "../rest/requests.js";
 
 const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
 
@@ -81,6 +81,10 @@ export const METHODS: Record<string, Method> = {
     const tools = broker.registry.list(principal);
     return { tools: category === undefined ? tools : tools.filter((t) => t.category === category) };
   },
+
+  /** meta_search over the whole tree, registered tools and mounted sources alike. */
+  "tools/search": async (params, { broker, principal, signal }) =>
+    broker.search(parseRequest(SearchRequest, params ?? {}), principal, signal),
 
   "health/check": async (params, { broker, principal }) => {
     const { tool_name } = parseRequest(NameParams, params ?? {});
