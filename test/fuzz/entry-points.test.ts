@@ -50,12 +50,23 @@ describe("the REST meta endpoints", () => {
     fc
       .record({ path, args: fc.oneof(json, fc.dictionary(text, json)) }, { requiredKeys: [] })
       .map((v) => JSON.stringify(v)),
+    fc
+      .record(
+        {
+          query: fc.oneof(text, fc.constantFrom("count calls", "process id", ""), json),
+          limit: fc.oneof(fc.integer({ min: -5, max: 60 }), json),
+          path,
+          include_schema: fc.oneof(fc.boolean(), json),
+        },
+        { requiredKeys: [] },
+      )
+      .map((v) => JSON.stringify(v)),
   );
 
   it("answer anything with a 2xx or a 4xx that names the problem", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom("/meta_tree", "/meta_desc", "/meta_call"),
+        fc.constantFrom("/meta_tree", "/meta_desc", "/meta_search", "/meta_call"),
         body,
         async (endpoint, raw) => {
           const res = await broker.post(endpoint, raw);
@@ -97,7 +108,10 @@ describe("MCP JSON-RPC", () => {
           json,
           fc.record(
             {
-              name: fc.oneof(fc.constantFrom("fx__count", "count", "meta_call", "meta_tree"), text),
+              name: fc.oneof(
+                fc.constantFrom("fx__count", "count", "meta_call", "meta_tree", "meta_search"),
+                text,
+              ),
               arguments: json,
               uri: text,
             },

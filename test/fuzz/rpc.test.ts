@@ -138,9 +138,16 @@ describe("arbitrary input (property-based)", () => {
                 "health/check",
                 "tools/register",
                 "tools/unregister",
+                "tools/search",
               ),
             ),
-            params: json,
+            params: fc.oneof(
+              json,
+              fc.record(
+                { query: fc.oneof(text, json), limit: json, path: fc.oneof(text, json) },
+                { requiredKeys: [] },
+              ),
+            ),
             id: json,
           },
           { requiredKeys: [] },

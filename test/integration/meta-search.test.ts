@@ -1,0 +1,232 @@
+import { writeFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  everythingCommand,
+  fixtureCommand,
+  startBroker,
+  type TestBroker,
+} from "../helpers/broker.js";
+import { connectHttp, textOf } from "../helpers/mcp-client.js";
+import { startToolService, type ToolService } from "../helpers/tool-service.js";
+import { bearer, token } from "../helpers/tokens.js";
+
+const admin = token("admin", ["*:/**"]);
+const demoOnly = token("demo-only", ["tree:/**", "describe:/**", "call:/demo/**"]);
+const fxReader = token("fx-reader", ["tree:/fx/**", "describe:/fx/**", "call:/fx/**"]);
+
+const FX_TOOLS = ["sleep", "pid", "add_tool", "count", "log", "ask", "launch_*"];
+const config = (fxSummary: string) => ({
+  expose: "meta",
+  auth: { tokens: [admin, demoOnly, fxReader].map(({ bearer: _b, ...t }) => t) },
+  registry: { predefined: false },
+  tree: [
+    {
+      path: "/demo",
+      summary: "server-everything",
+      source: {
+        backend: "stdio",
+        command: everythingCommand(),
+        tool_filter: ["echo", "get-sum", "get-tiny-image"],
+      },
+    },
+    {
+      path: "/fx",
+      summary: fxSummary,
+      source: { backend: "stdio", command: fixtureCommand(), tool_filter: FX_TOOLS },
+    },
+  ],
+});
+
+let broker: TestBroker;
+let service: ToolService;
+beforeAll(async () => {
+  broker = await startBroker(config("test fixture"), { reload: true });
+  service = await startToolService("healthy");
+});
+afterAll(async () => {
+  await broker?.close();
+  await service?.kill();
+});
+
+const search = (body: unknown, who = admin) => broker.post("/meta_search", body, bearer(who));
+const paths = (res: { body: { results: { path: string }[] } }) =>
+  res.body.results.map((r) => r.path);
+
+describe("POST /meta_search", () => {
+  it("ranks the tools for a request in words, best first, with their summaries", async () => {
+    const res = await search({ query: "add two numbers together" });
+    expect(res.status).toBe(200);
+    expect(res.body.results[0]).toEqual({
+      path: "/demo/get-sum",
+      summary: "Returns the sum of two numbers",
+      score: expect.any(Number),
+    });
+    const scores = res.body.results.map((r: { score: number }) => r.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    expect(paths(await search({ query: "wait some milliseconds", limit: 1 }))).toEqual([
+      "/fx/sleep",
+    ]);
+  });
+
+  it("adds each tool's args_schema when asked, so that a model can call at once", async () => {
+    const res = await search({ query: "echo a message back", limit: 1, include_schema: true });
+    expect(res.body.results[0]).toMatchObject({
+      path: "/demo/echo",
+      args_schema: { type: "object", properties: { message: { type: "string" } } },
+    });
+    const call = await broker.post(
+      "/meta_call",
+      { path: res.body.results[0].path, args: { message: "found" } },
+      bearer(admin),
+    );
+    expect(call.body.output.content[0].text).toBe("Echo: found");
+    expect(
+      (await search({ query: "echo a message back" })).body.results[0].args_schema,
+    ).toBeUndefined();
+  });
+
+  it("searches under a node only when given a path", async () => {
+    const all = paths(await search({ query: "numbers process id", limit: 10 }));
+    expect(all).toEqual(expect.arrayContaining(["/demo/get-sum", "/fx/pid"]));
+    const underFx = paths(await search({ query: "numbers process id", path: "/fx" }));
+    expect(underFx).toContain("/fx/pid");
+    for (const p of underFx) expect(p).toMatch(/^\/fx\//);
+  });
+
+  it("gives only the tools the caller may call", async () => {
+    const demo = paths(await search({ query: "process id sum echo sleep", limit: 50 }, demoOnly));
+    expect(demo.length).toBeGreaterThan(0);
+    for (const p of demo) expect(p).toMatch(/^\/demo\//);
+    const fx = paths(await search({ query: "process id sum echo sleep", limit: 50 }, fxReader));
+    for (const p of fx) expect(p).toMatch(/^\/fx\//);
+    // A node outside the caller's tree is refused, as meta_tree refuses it.
+    const refused = await search({ query: "sum", path: "/demo" }, fxReader);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.kind).toBe("forbidden");
+  });
+
+  it("refuses bad requests with a message that says what to send", async () => {
+    const cases: [unknown, number, RegExp][] = [
+      [{ query: "" }, 400, /query: is empty; say what the tool should do/],
+      [{ query: "   " }, 400, /query: is empty/],
+      [{}, 400, /query: expected a string/],
+      [{ query: 42 }, 400, /query: expected a string/],
+      [{ query: "x".repeat(1001) }, 400, /longer than 1000 characters/],
+      [{ query: "sum", limit: 0 }, 400, /limit: must be from 1 to 50/],
+      [{ query: "sum", limit: 51 }, 400, /limit: must be from 1 to 50/],
+      [{ query: "sum", limit: 2.5 }, 400, /limit: expected a whole number/],
+      [{ query: "sum", path: "demo" }, 400, /path: must be an absolute path/],
+      [{ query: "sum", include_schema: "yes" }, 400, /include_schema/],
+      [{ query: "sum", extra: 1 }, 400, /extra/],
+      [{ query: "sum", path: "/nowhere" }, 404, /no entry at path \/nowhere/],
+      ["", 400, /request body is empty; send a JSON object such as \{"query": "read a file"\}/],
+      ["{not json", 400, /not valid JSON/],
+    ];
+    for (const [body, status, message] of cases) {
+      const res = await search(body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.body.error.message, JSON.stringify(body)).toMatch(message);
+    }
+  });
+});
+
+describe("meta_search over MCP and /rpc", () => {
+  it("is the fourth meta tool, answering the same as REST", async () => {
+    const client = await connectHttp(broker.url, bearer(admin));
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual([
+      "meta_tree",
+      "meta_desc",
+      "meta_search",
+      "meta_call",
+    ]);
+    const found = await client.callTool({
+      name: "meta_search",
+      arguments: { query: "add two numbers together", limit: 2 },
+    });
+    const rest = await search({ query: "add two numbers together", limit: 2 });
+    expect(JSON.parse(textOf(found))).toEqual(rest.body);
+
+    const bad = await client.callTool({ name: "meta_search", arguments: { query: "" } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/query: is empty/);
+    await client.close();
+  });
+
+  it("is tools/search on /rpc", async () => {
+    const res = await broker.post(
+      "/rpc",
+      { jsonrpc: "2.0", id: 7, method: "tools/search", params: { query: "add two numbers" } },
+      bearer(admin),
+    );
+    expect(res.body.result.results[0].path).toBe("/demo/get-sum");
+    const bad = await broker.post(
+      "/rpc",
+      { jsonrpc: "2.0", id: 8, method: "tools/search", params: { query: "sum", limit: 99 } },
+      bearer(admin),
+    );
+    expect(bad.body.error).toMatchObject({ code: -32004 });
+    expect(JSON.stringify(bad.body.error)).toMatch(/limit: must be from 1 to 50/);
+  });
+});
+
+describe("the index follows the tree", () => {
+  it("finds a tool a source adds at run time (list_changed) within a second", async () => {
+    expect(paths(await search({ query: "zeppelin" }))).toEqual([]);
+    const added = await broker.post(
+      "/meta_call",
+      { path: "/fx/add_tool", args: { name: "launch_zeppelin" } },
+      bearer(admin),
+    );
+    expect(added.status).toBe(200);
+    await expect
+      .poll(async () => paths(await search({ query: "zeppelin" })), { timeout: 1000, interval: 50 })
+      .toEqual(["/fx/launch_zeppelin"]);
+  });
+
+  it("finds a tool registered on /rpc", async () => {
+    const res = await broker.post(
+      "/rpc",
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/register",
+        params: {
+          tool: {
+            name: "tide_tables",
+            description: "Tides of harbours",
+            category: "OCEAN",
+            endpoint: service.url,
+            functions: [
+              {
+                name: "high_water",
+                description: "When the high tide comes at a harbour",
+                parameters: { type: "object", properties: { harbour: { type: "string" } } },
+              },
+            ],
+          },
+        },
+      },
+      bearer(admin),
+    );
+    expect(res.body.error).toBeUndefined();
+    await expect
+      .poll(async () => paths(await search({ query: "when is high tide in Brest" })), {
+        timeout: 1000,
+        interval: 50,
+      })
+      .toContain("/registry/tide_tables/high_water");
+  });
+
+  it("follows a reload of the config", async () => {
+    const before = await search({ query: "harbour lighthouse keeper" });
+    expect(paths(before)).not.toContain("/fx/pid");
+    writeFileSync(broker.configFile, JSON.stringify(config("lighthouse keeper tools")));
+    await expect
+      .poll(async () => paths(await search({ query: "harbour lighthouse keeper", limit: 50 })), {
+        timeout: 5000,
+        interval: 100,
+      })
+      .toContain("/fx/pid");
+  });
+});

@@ -1,0 +1,148 @@
+import { readFileSync } from "node:fs";
+import MiniSearch from "minisearch";
+import { describe, expect, it } from "vitest";
+import { ToolSearch } from "../../src/search/tool-search.js";
+import { Thesaurus } from "../../src/search/thesaurus.js";
+import type { SearchableTool } from "../../src/search/searchable-tool.js";
+import { searchableFleet, type FleetServer, type Query } from "../../bench/tool-search/fleet.js";
+import { mean, recallAt } from "../../bench/tool-search/retrieval-metrics.js";
+import { silent } from "../helpers/broker.js";
+
+const fixture = (name: string) =>
+  JSON.parse(
+    readFileSync(new URL(`../fixtures/tool-search/${name}`, import.meta.url), "utf8"),
+  ) as unknown;
+const fleet = fixture("fleet.json") as FleetServer[];
+const queries = fixture("queries.json") as Query[];
+const tools = searchableFleet(fleet);
+
+const everything = () => true;
+
+async function ranked(search: ToolSearch, query: string, limit = 5): Promise<string[]> {
+  return (await search.search({ query, limit, accepts: everything })).map((h) => h.path);
+}
+
+function tool(path: string, description: string, name = path.split("/").at(-1)!): SearchableTool {
+  return { path, name, description, parameters: "", context: "" };
+}
+
+describe("ToolSearch ranking, on 229 real tools of 12 servers and 98 requests", () => {
+  it("puts a right tool in the first five for most requests, above plain BM25 and names alone", async () => {
+    const search = new ToolSearch({ log: silent, thesaurus: new Thesaurus() });
+    search.update(tools);
+    await search.settled();
+    const baseline = (fields: (keyof SearchableTool)[]) => {
+      const index = new MiniSearch<SearchableTool>({ idField: "path", fields });
+      index.addAll(tools);
+      return (query: string) => index.search(query, { prefix: true }).map((r) => r.id as string);
+    };
+    const byNames = baseline(["name"]);
+    const plainBm25 = baseline(["name", "description"]);
+
+    const recall = { ours: [] as number[], names: [] as number[], plain: [] as number[] };
+    for (const q of queries) {
+      recall.ours.push(recallAt(5, { ranked: await ranked(search, q.query), correct: q.tools }));
+      recall.names.push(recallAt(5, { ranked: byNames(q.query), correct: q.tools }));
+      recall.plain.push(recallAt(5, { ranked: plainBm25(q.query), correct: q.tools }));
+    }
+    const ours = mean(recall.ours);
+    expect(ours).toBeGreaterThanOrEqual(0.85);
+    expect(ours).toBeGreaterThan(mean(recall.names) + 0.1);
+    expect(ours).toBeGreaterThan(mean(recall.plain) + 0.1);
+  });
+
+  it("answers typical requests with the tool a person would pick first", async () => {
+    const search = new ToolSearch({ log: silent });
+    search.update(tools);
+    expect((await ranked(search, "post a message to the #general channel"))[0]).toBe(
+      "/slack/slack_post_message",
+    );
+    expect((await ranked(search, "translate this paragraph into German"))[0]).toBe(
+      "/lara/translate",
+    );
+    expect((await ranked(search, "why is my pod crashing, show its logs"))[0]).toBe(
+      "/kubernetes/kubectl_logs",
+    );
+    expect(await ranked(search, "draw a pie chart of our market share", 1)).toEqual([
+      "/charts/generate_pie_chart",
+    ]);
+  });
+
+  it("gives only what the caller accepts, and no more than the limit", async () => {
+    const search = new ToolSearch({ log: silent });
+    search.update(tools);
+    const hits = await search.search({
+      query: "list things",
+      limit: 3,
+      accepts: (p) => p.startsWith("/github/"),
+    });
+    expect(hits).toHaveLength(3);
+    for (const hit of hits) expect(hit.path).toMatch(/^\/github\//);
+    expect(hits[0]!.score).toBeGreaterThanOrEqual(hits[2]!.score);
+    expect(await search.search({ query: "weather", limit: 5, accepts: () => false })).toEqual([]);
+  });
+
+  it("finds nothing for a request with no word any tool has", async () => {
+    const search = new ToolSearch({ log: silent });
+    search.update(tools);
+    expect(await ranked(search, "the of and")).toEqual([]);
+    expect(await ranked(search, "qqqzzzx")).toEqual([]);
+  });
+});
+
+describe("WordNet synonyms", () => {
+  const gallery = [
+    tool("/art/generate_image", "Generate an image from a prompt"),
+    tool("/files/remove_file", "Delete a file from disk"),
+    tool("/mail/send_message", "Send an email message"),
+  ];
+
+  it("find a tool by a word it does not use but a synonym of one it does", async () => {
+    const withSynonyms = new ToolSearch({ log: silent, thesaurus: new Thesaurus() });
+    withSynonyms.update(gallery);
+    await withSynonyms.settled();
+    const without = new ToolSearch({ log: silent });
+    without.update(gallery);
+
+    expect(await ranked(without, "make a picture of a cat")).toEqual([]);
+    expect((await ranked(withSynonyms, "make a picture of a cat"))[0]).toBe("/art/generate_image");
+  });
+
+  it("leave a word the index has to itself", async () => {
+    const search = new ToolSearch({ log: silent, thesaurus: new Thesaurus() });
+    search.update(gallery);
+    await search.settled();
+    // "image" is in the index: its synonym "picture" is not asked for, so nothing else comes.
+    expect(await ranked(search, "image")).toEqual(["/art/generate_image"]);
+  });
+});
+
+describe("keeping the index current", () => {
+  it("adds, changes and removes tools without rebuilding the rest", async () => {
+    const search = new ToolSearch({ log: silent });
+    const a = tool("/a/forecast", "Weather forecast for a city");
+    const b = tool("/b/translate", "Translate text between languages");
+    search.update([a, b]);
+    expect(search.size).toBe(2);
+    expect(await ranked(search, "weather")).toEqual(["/a/forecast"]);
+
+    search.update([{ ...a, description: "Tide tables for a harbour" }, b]);
+    expect(await ranked(search, "weather")).toEqual([]);
+    expect(await ranked(search, "tides")).toEqual(["/a/forecast"]);
+
+    search.update([b, tool("/c/geocode", "Coordinates of a place")]);
+    expect(search.size).toBe(2);
+    expect(await ranked(search, "tides")).toEqual([]);
+    expect(await ranked(search, "coordinates")).toEqual(["/c/geocode"]);
+  });
+
+  it("follows a change of a thousand tools in well under a second", async () => {
+    const search = new ToolSearch({ log: silent });
+    const many = Array.from({ length: 5 }, (_, i) => searchableFleet(fleet, `/copy${i}`)).flat();
+    search.update(many);
+    const started = performance.now();
+    search.update([...many.slice(100), tool("/new/quasar", "Observe a quasar")]);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(await ranked(search, "quasar")).toEqual(["/new/quasar"]);
+  });
+});
