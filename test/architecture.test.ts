@@ -18,6 +18,7 @@ const RANK: Record<string, number> = {
   policy: 3,
   toolsets: 3,
   registry: 3,
+  search: 3,
   sources: 4,
   broker: 5,
   frontends: 6,

@@ -7,6 +7,7 @@ import {
   type TestBroker,
 } from "../helpers/broker.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
+import { startEmbeddingsServer } from "../helpers/embeddings-server.js";
 import { startToolService, type ToolService } from "../helpers/tool-service.js";
 import { bearer, token } from "../helpers/tokens.js";
 
@@ -228,5 +229,38 @@ describe("the index follows the tree", () => {
         interval: 100,
       })
       .toContain("/fx/pid");
+  });
+});
+
+describe("meta_search with an embeddings endpoint in the config", () => {
+  it("finds a tool by meaning through the broker, its vectors kept in the state store", async () => {
+    const engine = await startEmbeddingsServer();
+    const withEngine = await startBroker({
+      registry: { predefined: false },
+      tool_search: { embeddings: { url: engine.url, model: "mini-embed", api_key: "sk-test" } },
+      tree: [
+        {
+          path: "/meteo",
+          summary: "Meteorological outlooks",
+          source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["pid", "sleep"] },
+        },
+      ],
+    });
+    try {
+      await withEngine.broker.searchSettled();
+      expect(engine.requests[0]).toMatchObject({
+        model: "mini-embed",
+        authorization: "Bearer sk-test",
+      });
+      const res = await withEngine.post("/meta_search", {
+        query: "will it rain tomorrow",
+        limit: 1,
+      });
+      // No tool says "rain": the fixture's node speaks of outlooks, which the engine relates.
+      expect(res.body.results.map((r: { path: string }) => r.path)[0]).toMatch(/^\/meteo\//);
+    } finally {
+      await withEngine.close();
+      await engine.close();
+    }
   });
 });
