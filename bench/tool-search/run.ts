@@ -127,4 +127,4 @@ async function speed(): Promise<void> {
 }
 
 await quality();
-if (!process.env.NO_SPEED) await speed();
+await speed();

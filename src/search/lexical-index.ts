@@ -91,8 +91,10 @@ export class LexicalIndex {
   }
 
   /**
-   * The tools matching any of the terms, best first. Terms of five letters
-   * or more also match as prefixes and with one typo, for less.
+   * The tools matching any of the terms, best first. A term of five letters
+   * or more that no tool holds (a typo, a part of a word) also matches as a
+   * prefix and with one typo, for less; a term the index holds matches only
+   * itself, which keeps a query at 10,000 tools to a few milliseconds.
    */
   search(terms: readonly WeightedTerm[]): LexicalHit[] {
     if (terms.length === 0) return [];
@@ -102,8 +104,8 @@ export class LexicalIndex {
         { combineWith: "OR", queries: terms.map((t) => t.term) },
         {
           boostTerm: (term) => weights.get(term) ?? 1,
-          prefix: (term) => term.length >= 5,
-          fuzzy: (term) => (term.length >= 5 ? 1 : false),
+          prefix: (term) => term.length >= 5 && !this.holds(term),
+          fuzzy: (term) => (term.length >= 5 && !this.holds(term) ? 1 : false),
           maxFuzzy: 1,
         },
       )

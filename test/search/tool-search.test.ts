@@ -68,6 +68,13 @@ describe("ToolSearch ranking, on 229 real tools of 12 servers and 98 requests", 
     ]);
   });
 
+  it("forgives a typo or a part of a word the index does not hold", async () => {
+    const search = new ToolSearch({ log: silent });
+    search.update(tools);
+    expect(await ranked(search, "wether forcast")).toContain("/open-meteo/weather_forecast");
+    expect(await ranked(search, "kubect logs")).toContain("/kubernetes/kubectl_logs");
+  });
+
   it("gives only what the caller accepts, and no more than the limit", async () => {
     const search = new ToolSearch({ log: silent });
     search.update(tools);
