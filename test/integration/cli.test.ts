@@ -182,6 +182,7 @@ describe("the command line", () => {
     expect(names).toEqual([
       "meta_tree",
       "meta_desc",
+      "meta_search",
       "meta_call",
       "tools__wait",
       "tools__pid",

@@ -53,6 +53,7 @@ describe("the HTTP+SSE transport (2024-11-05)", () => {
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
         "meta_tree",
         "meta_desc",
+        "meta_search",
         "meta_call",
       ]);
       const tree = await client.callTool({ name: "meta_tree", arguments: { path: "/fx" } });
