@@ -4,9 +4,13 @@ import { SemanticIndex } from "../../src/search/semantic-index.js";
 import type { SearchableTool } from "../../src/search/searchable-tool.js";
 import { ToolSearch } from "../../src/search/tool-search.js";
 import { MemoryStore } from "../../src/state/memory.js";
+import { RedisStore } from "../../src/state/redis.js";
 import type { StateStore } from "../../src/state/store.js";
 import { capturingLogger, silent } from "../helpers/broker.js";
 import { startEmbeddingsServer, type EmbeddingsServer } from "../helpers/embeddings-server.js";
+import { REDIS_URL, redisAvailable } from "../helpers/services.js";
+
+const hasRedis = await redisAvailable();
 
 let engine: EmbeddingsServer;
 beforeAll(async () => {
@@ -98,6 +102,24 @@ describe("ranking by meaning, fused with the words", () => {
     second.update([{ ...TOOLS[0]!, description: "Sunny or not, the forecast" }, ...TOOLS.slice(1)]);
     await second.settled();
     expect(engine.texts.slice(beforeChange)).toEqual([expect.stringContaining("Sunny or not")]);
+  });
+
+  it.runIf(hasRedis)("shares vectors between instances through Redis", async () => {
+    const prefix = `mcp-broker-test:vectors:${Date.now().toString(36)}:`;
+    const stores = [new RedisStore(REDIS_URL, prefix), new RedisStore(REDIS_URL, prefix)];
+    try {
+      await Promise.all(stores.map((s) => s.ready()));
+      const first = searchWith(stores[0]!);
+      first.update(TOOLS);
+      await first.settled();
+      const before = engine.texts.length;
+      const second = searchWith(stores[1]!);
+      second.update(TOOLS);
+      await second.settled();
+      expect(engine.texts.length).toBe(before);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
   });
 
   it("falls back to the words when the engine fails, and says so in the log", async () => {

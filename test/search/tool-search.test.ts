@@ -124,6 +124,26 @@ describe("WordNet synonyms", () => {
   });
 });
 
+describe("what a tool is found by", () => {
+  it("its parameters and its place in the tree count, its name most", async () => {
+    const search = new ToolSearch({ log: silent });
+    search.update([
+      {
+        path: "/shop/orders/list",
+        name: "list",
+        description: "Lists records",
+        parameters: "since ISO date of the oldest order",
+        context: "shop orders Orders of the web shop",
+      },
+      tool("/mail/archive_mail", "Moves things away"),
+      tool("/mail/settings", "The settings of the mail archive"),
+    ]);
+    expect(await ranked(search, "orders of the shop")).toEqual(["/shop/orders/list"]);
+    expect((await ranked(search, "oldest ISO date"))[0]).toBe("/shop/orders/list");
+    expect(await ranked(search, "archive mail")).toEqual(["/mail/archive_mail", "/mail/settings"]);
+  });
+});
+
 describe("keeping the index current", () => {
   it("adds, changes and removes tools without rebuilding the rest", async () => {
     const search = new ToolSearch({ log: silent });
