@@ -48,7 +48,7 @@ describe("MCP over Streamable HTTP, expose: meta", () => {
     await broker?.close();
   });
 
-  it("offers exactly the three meta tools, with short descriptions", async () => {
+  it("offers exactly the four meta tools, with short descriptions", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
       "meta_tree",
