@@ -279,6 +279,11 @@ export class Broker {
     return (await this.invoke(request)) as Outcome<K>;
   }
 
+  /** The state store when other instances share it (it has a bus), for the frontends' sessions. */
+  sharedStore(): StateStore | undefined {
+    return this.store?.bus === undefined ? undefined : this.store;
+  }
+
   /** Names of the mounted sources, for `/mcp/<name>`. */
   sourceNames(): string[] {
     return this.skeleton.mounts.map((m) => m.name);

@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { BrokerError } from "../contract/errors.js";
+import { RedisBus } from "./redis-bus.js";
 import type { StateStore } from "./store.js";
 
 /** Compare-and-set as one Lua script, so it is atomic on the Redis server. */
@@ -21,6 +22,7 @@ return 1`;
  */
 export class RedisStore implements StateStore {
   readonly kind = "redis";
+  readonly bus: RedisBus;
   private readonly redis: Redis;
 
   constructor(url: string, prefix = "mcp-broker:") {
@@ -33,6 +35,7 @@ export class RedisStore implements StateStore {
     });
     // Errors surface on the commands; this keeps them off the process's unhandled errors.
     this.redis.on("error", () => undefined);
+    this.bus = new RedisBus(url, this.redis);
   }
 
   /** Resolves once connected, or rejects with `unavailable` naming the store. */
@@ -87,6 +90,7 @@ export class RedisStore implements StateStore {
   }
 
   async close(): Promise<void> {
+    this.bus.close();
     this.redis.disconnect();
   }
 

@@ -6,6 +6,11 @@
  */
 export interface StateStore {
   readonly kind: "memory" | "sqlite" | "redis";
+  /**
+   * Messages between the broker instances sharing this store (Redis pub/sub);
+   * absent where the store is one process's own.
+   */
+  readonly bus?: MessageBus;
   /** The value, or undefined when absent or expired. */
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
@@ -21,4 +26,11 @@ export interface StateStore {
   ): Promise<boolean>;
   delete(key: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Fire-and-forget messages to every instance listening on a channel, this one included. */
+export interface MessageBus {
+  publish(channel: string, message: string): Promise<void>;
+  /** Calls `listener` with each message of the channel; returns the unsubscribe function. */
+  subscribe(channel: string, listener: (message: string) => void): () => void;
 }

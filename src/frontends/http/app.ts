@@ -9,6 +9,7 @@ import { createMcpServer } from "../mcp/create-server.js";
 import { HttpSessions } from "../mcp/http-sessions.js";
 import { DEFAULT_SESSION_LIMITS, SessionBook, type SessionLimits } from "../mcp/session-book.js";
 import { StatelessHttp } from "../mcp/stateless-http.js";
+import { SharedSessions } from "../mcp/shared-sessions.js";
 import type { Server, ServerNotifier } from "@modelcontextprotocol/server";
 import { BothRevisions } from "../mcp/both-revisions.js";
 import type { Era } from "../mcp/handler-host.js";
@@ -56,7 +57,13 @@ export interface HttpApp {
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { broker, log } = options;
   const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-  const book = new SessionBook(options.sessions ?? DEFAULT_SESSION_LIMITS, log);
+  const limits = options.sessions ?? DEFAULT_SESSION_LIMITS;
+  const book = new SessionBook(limits, log);
+  const store = broker.sharedStore();
+  const shared =
+    store?.bus === undefined
+      ? undefined
+      : new SharedSessions(store, store.bus, limits.idleTimeoutMs, log);
   broker.metrics.countSessions("http", () => book.size);
   const bridge = new InputBridge();
   /** One MCP URL of both revisions, whose servers `createServer` makes for each. */
@@ -69,7 +76,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return new BothRevisions(
       options.stateless
         ? new StatelessHttp(legacyServer, maxBytes)
-        : new HttpSessions(path, legacyServer, book, maxBytes, options.resumable === true),
+        : new HttpSessions(path, legacyServer, book, maxBytes, options.resumable === true, shared),
       (principal) => createServer(principal, "modern-request"),
       maxBytes,
       log,

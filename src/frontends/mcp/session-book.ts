@@ -68,6 +68,12 @@ export class SessionBook {
     return session;
   }
 
+  /** The session of an id at an endpoint, leaving its place in the order as it is. */
+  peek(id: string, endpoint: string): OpenSession | undefined {
+    const session = this.sessions.get(id);
+    return session?.endpoint === endpoint ? session : undefined;
+  }
+
   /** Room for one more session: true when there is (an idle one may have been closed for it). */
   makeRoom(): boolean {
     if (this.sessions.size < this.limits.max) return true;
@@ -97,6 +103,12 @@ export class SessionBook {
       if (isResponse(message)) session.inFlight = Math.max(0, session.inFlight - 1);
       return send(message, options);
     };
+  }
+
+  /** Closes a session of an endpoint if it is open here (it ended on another instance). */
+  end(id: string, endpoint: string): void {
+    const session = this.peek(id, endpoint);
+    if (session) this.close(session);
   }
 
   /** Forgets a session that ended by itself (DELETE, a closed transport). */

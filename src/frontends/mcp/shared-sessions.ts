@@ -1,0 +1,98 @@
+import type { Logger } from "../../contract/log.js";
+import type { MessageBus, StateStore } from "../../state/store.js";
+
+/** What another instance needs to serve a session: where it was opened, whose it is, how. */
+export interface SessionRecord {
+  readonly endpoint: string;
+  /** The token id that opened it. */
+  readonly owner: string;
+  /** The client's `initialize` params, replayed to a new server on another instance. */
+  readonly initialize: Record<string, unknown>;
+}
+
+/** A message of a session that must reach every instance holding it. */
+export interface SessionMessage {
+  readonly session: string;
+  /**
+   * `client`: a client's answers and notifications; `server`: a notification
+   * for the client's stream; `end`: the client ended the session (no body).
+   */
+  readonly from: "client" | "server" | "end";
+  readonly body?: unknown;
+}
+
+const CHANNEL = "mcp-broker:sessions";
+
+/**
+ * 2025-era MCP sessions shared by the broker instances of one state store
+ * (Redis): each session's record lives in the store for as long as the
+ * session may be idle, so that any instance can take up a session another
+ * opened; what is not a request (a client's answer to a sampling request,
+ * a cancellation; a server's notification for the client's stream) travels
+ * on the store's bus to every instance, and the one it concerns acts on it.
+ */
+export class SharedSessions {
+  private readonly refreshed = new Map<string, number>();
+
+  constructor(
+    private readonly store: StateStore,
+    private readonly bus: MessageBus,
+    private readonly idleTimeoutMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  async remember(id: string, record: SessionRecord): Promise<void> {
+    await this.store.set(key(id), JSON.stringify(record), this.idleTimeoutMs);
+    this.refreshed.set(id, Date.now());
+  }
+
+  async recall(id: string): Promise<SessionRecord | undefined> {
+    const stored = await this.store.get(key(id));
+    return stored === undefined ? undefined : (JSON.parse(stored) as SessionRecord);
+  }
+
+  /**
+   * Keeps a used session's record alive. Written at most once a quarter of
+   * the idle timeout per instance, off the request's path: a session used
+   * on any instance stays open everywhere.
+   */
+  touch(id: string, record: SessionRecord): void {
+    const last = this.refreshed.get(id) ?? 0;
+    if (Date.now() - last < this.idleTimeoutMs / 4) return;
+    this.refreshed.set(id, Date.now());
+    this.remember(id, record).catch((err: Error) =>
+      this.log.warn({ session: id, err: err.message }, "MCP session record not refreshed"),
+    );
+  }
+
+  /** Ends a session everywhere (its client sent DELETE): its record, and its copies on other instances. */
+  async forget(id: string): Promise<void> {
+    this.refreshed.delete(id);
+    await this.store.delete(key(id));
+    await this.send({ session: id, from: "end" });
+  }
+
+  /** Forgets a session here only (closed on this instance, maybe open on others). */
+  release(id: string): void {
+    this.refreshed.delete(id);
+  }
+
+  async send(message: SessionMessage): Promise<void> {
+    await this.bus.publish(CHANNEL, JSON.stringify(message));
+  }
+
+  /** Hears every session message of every instance; returns the unsubscribe function. */
+  listen(listener: (message: SessionMessage) => void): () => void {
+    return this.bus.subscribe(CHANNEL, (text) => {
+      try {
+        listener(JSON.parse(text) as SessionMessage);
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message }, "a session message could not be read");
+      }
+    });
+  }
+}
+
+function key(id: string): string {
+  return `mcp-session:${id}`;
+}

@@ -1,0 +1,51 @@
+import { Redis } from "ioredis";
+import type { MessageBus } from "./store.js";
+
+/**
+ * Redis pub/sub between broker instances. Subscribing takes a connection of
+ * its own (a subscribed Redis connection runs no other command), opened on
+ * the first subscription; publishing uses the store's.
+ */
+export class RedisBus implements MessageBus {
+  private subscriber: Redis | undefined;
+  private readonly listeners = new Map<string, Set<(message: string) => void>>();
+
+  constructor(
+    private readonly url: string,
+    private readonly publisher: Redis,
+  ) {}
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.publisher.publish(channel, message);
+  }
+
+  subscribe(channel: string, listener: (message: string) => void): () => void {
+    let listeners = this.listeners.get(channel);
+    if (!listeners) {
+      this.listeners.set(channel, (listeners = new Set()));
+      void this.connection().subscribe(channel);
+    }
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size > 0) return;
+      this.listeners.delete(channel);
+      void this.subscriber?.unsubscribe(channel);
+    };
+  }
+
+  close(): void {
+    this.subscriber?.disconnect();
+  }
+
+  private connection(): Redis {
+    if (!this.subscriber) {
+      this.subscriber = new Redis(this.url, { maxRetriesPerRequest: null });
+      this.subscriber.on("error", () => undefined);
+      this.subscriber.on("message", (channel: string, message: string) => {
+        for (const listener of this.listeners.get(channel) ?? []) listener(message);
+      });
+    }
+    return this.subscriber;
+  }
+}

@@ -1,0 +1,160 @@
+import {
+  CreateMessageRequestSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixtureCommand, writeConfig } from "../helpers/broker.js";
+import { spawnBroker, type BrokerProcess } from "../helpers/broker-process.js";
+import { textOf } from "../helpers/mcp-client.js";
+import { REDIS_URL, redisAvailable } from "../helpers/services.js";
+import { bearer, token } from "../helpers/tokens.js";
+
+/**
+ * Two broker processes sharing Redis, and an SDK client whose requests a
+ * router of the test's own sends to either: round-robin, or by what each
+ * request is, to put a session's parts on different instances on purpose.
+ */
+const hasRedis = await redisAvailable();
+const alice = token("alice", ["*:/**"]);
+const bob = token("bob", ["*:/**"]);
+const instances: BrokerProcess[] = [];
+
+beforeAll(async () => {
+  if (!hasRedis) return;
+  const config = writeConfig({
+    state: REDIS_URL,
+    expose: "meta",
+    registry: { predefined: false },
+    auth: { tokens: [alice, bob].map(({ bearer: _b, ...t }) => t) },
+    tree: [{ path: "/fx", source: { backend: "stdio", command: fixtureCommand() } }],
+  });
+  instances.push(...(await Promise.all([spawnBroker(config), spawnBroker(config)])));
+}, 30_000);
+afterAll(async () => {
+  await Promise.all(instances.map((b) => b.stop()));
+});
+
+type Route = (request: { method: string; body: string; index: number }) => 0 | 1;
+const roundRobin: Route = ({ index }) => (index % 2) as 0 | 1;
+
+/** A 1.x SDK client of `/mcp` whose every HTTP request goes to the instance `route` picks. */
+async function clientThrough(route: Route, who = alice, capabilities = {}) {
+  const hits = [0, 0];
+  let index = 0;
+  const fetchVia = (input: string | URL | Request, init?: RequestInit) => {
+    const body = typeof init?.body === "string" ? init.body : "";
+    const target = route({ method: init?.method ?? "GET", body, index: index++ });
+    hits[target]! += 1;
+    const url = new URL(String(input instanceof Request ? input.url : input));
+    const base = new URL(instances[target]!.url);
+    url.host = base.host;
+    return fetch(url, init);
+  };
+  const client = new Client({ name: "rr", version: "1" }, { capabilities });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${instances[0]!.url}/mcp`), {
+      fetch: fetchVia,
+      requestInit: { headers: bearer(who) },
+    }),
+  );
+  return { client, hits };
+}
+
+const metaCall = (client: Client, path: string, args: Record<string, unknown> = {}) =>
+  client.callTool({ name: "meta_call", arguments: { path, args } });
+
+describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis", () => {
+  it("answers every request whichever instance gets it", async () => {
+    const { client, hits } = await clientThrough(roundRobin);
+    expect((await client.listTools()).tools).toHaveLength(4);
+    const pids = new Set<string>();
+    for (let i = 0; i < 10; i++) pids.add(textOf(await metaCall(client, "/fx/pid")));
+    // Both instances served the session, each calling its own backend.
+    expect(hits[0]).toBeGreaterThan(4);
+    expect(hits[1]).toBeGreaterThan(4);
+    expect(pids.size).toBe(2);
+    await client.close();
+  });
+
+  it("carries a client's answer to a sampling request to the instance that asked", async () => {
+    // The call goes to instance 1, everything else (the answer too) to instance 0.
+    const { client, hits } = await clientThrough(
+      ({ body }) => (body.includes('"/fx/ask"') ? 1 : 0),
+      alice,
+      { sampling: {} },
+    );
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+      role: "assistant",
+      model: "test",
+      content: { type: "text", text: `re: ${JSON.stringify(request.params.messages[0]!.content)}` },
+    }));
+    const answer = await metaCall(client, "/fx/ask", { question: "ping" });
+    expect(textOf(answer)).toContain("answer: re:");
+    expect(hits[1]).toBe(1);
+    await client.close();
+  });
+
+  it("relays a resource update to the instance holding the client's stream", async () => {
+    // The stream (GET) is on instance 0; subscribing and the change happen on instance 1.
+    const { client } = await clientThrough(({ method, body }) =>
+      method === "GET"
+        ? 0
+        : body.includes("resources/subscribe") || body.includes("/fx/touch")
+          ? 1
+          : 0,
+    );
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updates.push(n.params.uri);
+    });
+    const uri = "mcp-broker://fx/test%3A%2F%2Fa";
+    await client.subscribeResource({ uri });
+    expect(textOf(await metaCall(client, "/fx/touch", { uri: "test://a" }))).toBe("sent");
+    await expect.poll(() => updates, { timeout: 5000 }).toEqual([uri]);
+    await client.close();
+  });
+
+  it("ends a session everywhere when its client ends it", async () => {
+    const { client } = await clientThrough(({ method }) => (method === "DELETE" ? 1 : 0));
+    await client.listTools();
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const sessionId = transport.sessionId!;
+    await transport.terminateSession();
+    // The end reaches the other instance on the bus, a moment later.
+    const status = () =>
+      fetch(`${instances[0]!.url}/mcp`, {
+        method: "POST",
+        headers: {
+          ...bearer(alice),
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": sessionId,
+          "mcp-protocol-version": "2025-11-25",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      }).then((r) => r.status);
+    await expect.poll(status, { timeout: 2000 }).toBe(404);
+  });
+
+  it("keeps a session its token's own on every instance", async () => {
+    const { client } = await clientThrough(() => 0);
+    await client.listTools();
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const res = await fetch(`${instances[1]!.url}/mcp`, {
+      method: "POST",
+      headers: {
+        ...bearer(bob),
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": sessionId,
+        "mcp-protocol-version": "2025-11-25",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain("belongs to another token");
+    await client.close();
+  });
+});
