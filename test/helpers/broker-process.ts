@@ -28,7 +28,7 @@ export async function spawnBroker(configFile: string, ...flags: string[]): Promi
     url: `http://127.0.0.1:${port}`,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
       }),

@@ -7,6 +7,12 @@ type IdempotencyRecord =
   { state: "running"; payload: string } | { state: "done"; payload: string; result: Result };
 
 const POLL_MS = 25;
+/**
+ * How long a claim outlives its holder: the running instance renews it a
+ * third of the way through, so that a retry after the holder died runs
+ * within seconds, not after the call's whole timeout.
+ */
+const LEASE_MS = 10_000;
 
 /**
  * Runs a tool call that carries an idempotency key at most once (other
@@ -16,12 +22,15 @@ const POLL_MS = 25;
  * that result without running the tool, or waits for it while it runs; a
  * repeat with another payload is `idempotency_conflict` (HTTP 409). Keys are
  * per token, and expire after `ttlMs`. A call that fails without a result
- * releases its key, so that it can be retried.
+ * releases its key, so that it can be retried. A claim is a lease the
+ * running instance renews: an instance that dies mid-call frees the key
+ * within seconds, and a retry runs the call (which may then have run twice,
+ * if the dead instance's backend got as far: no broker can know).
  *
  * @example
  * compose([idempotency(store, 86_400_000)], callSource)
  */
-export function idempotency(store: StateStore, ttlMs: number): Link {
+export function idempotency(store: StateStore, ttlMs: number, leaseMs = LEASE_MS): Link {
   return async function idempotencyLink(request, next) {
     const key = request.ctx.idempotencyKey;
     if (key === undefined || request.kind !== "tools/call") return next(request);
@@ -32,10 +41,9 @@ export function idempotency(store: StateStore, ttlMs: number): Link {
     const storeKey = `idem:${call.ctx.principal.id}:${key}`;
     const payload = digestOf({ path: call.path, args: call.args });
     const running = JSON.stringify({ state: "running", payload } satisfies IdempotencyRecord);
-    const claimTtl = call.leaf.timeoutMs + 30_000;
-    const deadline = Date.now() + claimTtl;
+    const deadline = Date.now() + call.leaf.timeoutMs + leaseMs * 3;
 
-    while (!(await store.compareAndSet(storeKey, undefined, running, claimTtl))) {
+    while (!(await store.compareAndSet(storeKey, undefined, running, leaseMs))) {
       const raw = await store.get(storeKey);
       if (raw === undefined) continue;
       const record = JSON.parse(raw) as IdempotencyRecord;
@@ -59,12 +67,17 @@ export function idempotency(store: StateStore, ttlMs: number): Link {
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
 
+    const renewal = setInterval(() => {
+      store.compareAndSet(storeKey, running, running, leaseMs).catch(() => undefined);
+    }, leaseMs / 3);
     let result: Result;
     try {
       result = await next(call);
     } catch (err) {
       await store.delete(storeKey).catch(() => undefined);
       throw err;
+    } finally {
+      clearInterval(renewal);
     }
     await store.set(
       storeKey,
