@@ -10,6 +10,7 @@ import { truncateOutput } from "../output/truncate.js";
 import { compose, policyLinks, type PolicySettings } from "../policy/chain.js";
 import type { Next, Outcome, Request, SourceRequestKind, SourceRequests } from "../policy/link.js";
 import { openStore } from "../state/open-store.js";
+import { sharedKey } from "../state/shared-key.js";
 import type { StateStore } from "../state/store.js";
 import { buildTree } from "../tree/build-tree.js";
 import type { Skeleton } from "../tree/skeleton.js";
@@ -88,6 +89,7 @@ export class Broker {
   private auditSink: AuditSink | undefined;
   private rebuildQueued = false;
   private toolSearch!: ToolSearch;
+  private inputBridgeKey: Uint8Array | undefined;
   readonly metrics: BrokerMetrics;
   /** The tool registry of `/rpc`, under the broker's scopes. */
   registry!: RegistryDesk;
@@ -115,6 +117,7 @@ export class Broker {
     skeletonWithRegistry(config, []);
     try {
       broker.store = await openStore(config.state ?? "memory");
+      if (broker.store.bus) broker.inputBridgeKey = await sharedKey(broker.store, "input-bridge");
       const registry = await ToolRegistry.open({
         store: broker.store,
         log: options.log,
@@ -282,6 +285,15 @@ export class Broker {
   /** The state store when other instances share it (it has a bus), for the frontends' sessions. */
   sharedStore(): StateStore | undefined {
     return this.store?.bus === undefined ? undefined : this.store;
+  }
+
+  /**
+   * The key 2026-07-28 request states are sealed with: one for every
+   * instance sharing the store, so that any opens what another sealed;
+   * undefined where this instance is alone (a key of its own then).
+   */
+  bridgeKey(): Uint8Array | undefined {
+    return this.inputBridgeKey;
   }
 
   /** Names of the mounted sources, for `/mcp/<name>`. */

@@ -2,6 +2,10 @@ import {
   CreateMessageRequestSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -158,3 +162,46 @@ describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis"
     await client.close();
   });
 });
+
+describe.runIf(hasRedis)(
+  "a 2026-07-28 call between input-required rounds, across instances",
+  () => {
+    it("continues on the instance holding the call when its next round reaches the other", async () => {
+      const hits = [0, 0];
+      // The first round to instance 0; the round that carries requestState to instance 1.
+      const fetchVia = (input: string | URL | Request, init?: RequestInit) => {
+        const body = typeof init?.body === "string" ? init.body : "";
+        const target = body.includes("requestState") ? 1 : 0;
+        hits[target]! += 1;
+        const url = new URL(String(input instanceof Request ? input.url : input));
+        url.host = new URL(instances[target]!.url).host;
+        return fetch(url, init);
+      };
+      const client = new ModernClient(
+        { name: "relay", version: "2" },
+        { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { sampling: {} } },
+      );
+      client.setRequestHandler("sampling/createMessage", async (request) => ({
+        role: "assistant",
+        model: "stand-in",
+        content: {
+          type: "text",
+          text: `relayed ${JSON.stringify(request.params.messages[0]?.content)}`,
+        },
+      }));
+      await client.connect(
+        new ModernTransport(new URL(`${instances[0]!.url}/mcp`), {
+          fetch: fetchVia,
+          requestInit: { headers: bearer(alice) },
+        }),
+      );
+      const result = await client.callTool({
+        name: "meta_call",
+        arguments: { path: "/fx/ask", args: { question: "across?" } },
+      });
+      expect(textOf(result)).toBe('answer: relayed {"type":"text","text":"across?"}');
+      expect(hits[1]).toBeGreaterThanOrEqual(1);
+      await client.close();
+    });
+  },
+);

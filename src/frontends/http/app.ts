@@ -14,6 +14,7 @@ import type { Server, ServerNotifier } from "@modelcontextprotocol/server";
 import { BothRevisions } from "../mcp/both-revisions.js";
 import type { Era } from "../mcp/handler-host.js";
 import { InputBridge } from "../mcp/input-bridge.js";
+import { BridgeRelay } from "../mcp/bridge-relay.js";
 import { notifyChanges } from "../mcp/listen-notices.js";
 import { LEGACY_MESSAGES_PATH, LegacySse } from "../mcp/legacy-sse.js";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
@@ -65,7 +66,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       ? undefined
       : new SharedSessions(store, store.bus, limits.idleTimeoutMs, log);
   broker.metrics.countSessions("http", () => book.size);
-  const bridge = new InputBridge();
+  const bridge = new InputBridge(
+    broker.bridgeKey(),
+    store?.bus === undefined ? undefined : new BridgeRelay(store.bus, log),
+  );
   /** One MCP URL of both revisions, whose servers `createServer` makes for each. */
   const endpoint = (
     path: string,

@@ -7,6 +7,7 @@ import {
   type RequestStateCodec,
 } from "@modelcontextprotocol/server";
 import type { ClientResult, ServerRequest, ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import type { BridgeRelay } from "./bridge-relay.js";
 import { ProtocolError } from "./protocol-error.js";
 import type { RequestExtra } from "./request-context.js";
 
@@ -15,7 +16,9 @@ export const ROUND_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** What the broker seals into the `requestState` it hands a 2026-07-28 client. */
 export interface BridgeState {
-  /** The call in flight on this instance. */
+  /** The instance the call runs on: a round that reaches another is relayed there. */
+  readonly instance: string;
+  /** The call in flight on that instance. */
   readonly call: string;
   /** Which round this state answers: a state is good for one round only. */
   readonly round: number;
@@ -146,14 +149,33 @@ class PendingCall {
  * input-required result, and the client's answers, carried in its next
  * round, go back to the backend's pending request. The `requestState` that
  * links the rounds is HMAC-sealed, names its caller and is good for one
- * round: tampered, foreign or replayed state is refused.
+ * round: tampered, foreign or replayed state is refused. With a relay (several
+ * instances sharing a store, and a key), a round that reaches another
+ * instance than its call's is carried to the call's.
  */
 export class InputBridge {
   readonly codec: RequestStateCodec<BridgeState>;
   private readonly calls = new Map<string, PendingCall>();
+  private readonly instance: string;
 
-  constructor(key: Uint8Array = randomBytes(32)) {
+  constructor(
+    key: Uint8Array = randomBytes(32),
+    private readonly relay?: BridgeRelay,
+  ) {
     this.codec = createRequestStateCodec<BridgeState>({ key, ttlSeconds: ROUND_TIMEOUT_MS / 1000 });
+    this.instance = relay?.instance ?? randomUUID();
+    relay?.serveWith((round, signal, notify) =>
+      this.serve(
+        {
+          state: round.state as unknown as BridgeState,
+          inputResponses: round.inputResponses,
+          owner: round.owner,
+          signal,
+          notify,
+        },
+        () => Promise.reject(new Error("a relayed round never starts a call")),
+      ),
+    );
   }
 
   /** Serves one round: the first starts the call, the next ones continue it. */
@@ -161,6 +183,15 @@ export class InputBridge {
     round: Round,
     run: (extra: RequestExtra) => Promise<ServerResult>,
   ): Promise<ServerResult | InputRequiredResult> {
+    if (round.state !== undefined && round.state.instance !== this.instance && this.relay) {
+      const { state, inputResponses, owner } = round;
+      return this.relay.forward(
+        state.instance,
+        { state: { ...state }, inputResponses, owner },
+        round.signal,
+        round.notify,
+      );
+    }
     let call: PendingCall;
     if (round.state === undefined) {
       call = new PendingCall(round.owner, round, run, (c) => this.calls.delete(c.id));
@@ -184,6 +215,7 @@ export class InputBridge {
       const inputRequests: Record<string, InputRequest> = {};
       for (const [key, ask] of next.ask) inputRequests[key] = ask.request as InputRequest;
       const requestState = await this.codec.mint({
+        instance: this.instance,
         call: call.id,
         round: call.round,
         owner: call.owner,
@@ -197,11 +229,12 @@ export class InputBridge {
 
   /** Ends every call waiting for its client. */
   close(): void {
+    this.relay?.close();
     for (const call of [...this.calls.values()]) call.abandon();
   }
 
   private continued(state: BridgeState, owner: string): PendingCall {
-    const call = this.calls.get(state.call);
+    const call = state.instance === this.instance ? this.calls.get(state.call) : undefined;
     if (
       !call ||
       call.inRound ||
