@@ -9,7 +9,7 @@
  */
 import { sha256, TokenBook } from "../src/auth/token-book.js";
 import { compose, policyLinks } from "../src/policy/chain.js";
-import type { RateLimitRule } from "../src/policy/rate-limit/index.js";
+import type { RateLimitRule } from "../src/policy/admission/index.js";
 import { MemoryStore } from "../src/state/memory.js";
 import { context, textResult, toolCall } from "../test/helpers/requests.js";
 import { childPids, cpuSeconds } from "./process-cpu.js";

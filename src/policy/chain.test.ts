@@ -31,11 +31,10 @@ describe("the policy chain", () => {
     expect(chain().links.map((link) => link.name)).toEqual([
       "auditLink",
       "authorizeLink",
-      "rateLimitLink",
+      "admissionLink",
       "argsDepthLink",
       "validateArgumentsLink",
       "limitsLink",
-      "idempotencyLink",
       "timeoutLink",
       "redactLink",
     ]);

@@ -8,10 +8,9 @@ import type { StateStore } from "../state/store.js";
 import { argsDepth } from "./args-depth/index.js";
 import { audit, type AuditRecord } from "./audit/index.js";
 import { authorize } from "./authorize/index.js";
-import { idempotency } from "./idempotency/index.js";
 import type { Link, Next } from "./link.js";
 import { limits } from "./limits/index.js";
-import { rateLimit, type RateLimitRule } from "./rate-limit/index.js";
+import { admission, type RateLimitRule } from "./admission/index.js";
 import { redact } from "./redact/index.js";
 import { timeout } from "./timeout/index.js";
 import { validateArguments } from "./validate-arguments/index.js";
@@ -29,11 +28,11 @@ export function policyLinks(settings: PolicySettings): Link[] {
   return [
     audit(settings.audit), // every outcome recorded, refusals included
     authorize(), // 403 before anything is spent
-    rateLimit(settings.store, settings.rateLimits), // 429; counts refused-later requests too
+    // 429, counting refused-later requests too; a repeat of a keyed call returns the stored result
+    admission(settings.store, settings.rateLimits, settings.idempotencyTtlMs),
     argsDepth(), // before anything below walks the arguments recursively
     validateArguments(), // the tool's schema (tool calls)
     limits(), // request size and `limit`; result size on the way back
-    idempotency(settings.store, settings.idempotencyTtlMs), // a repeat returns the stored result (tool calls)
     timeout(), // cancels at the backend
     redact(settings.redactKeys), // before anything measures or stores the result
   ];

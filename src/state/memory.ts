@@ -1,4 +1,5 @@
-import type { StateStore } from "./store.js";
+import { admitBySteps } from "./admit-by-steps.js";
+import type { Admission, Bucket, Claim, StateStore } from "./store.js";
 
 /** State in this process: the default; gone on restart, not shared. */
 export class MemoryStore implements StateStore {
@@ -32,6 +33,10 @@ export class MemoryStore implements StateStore {
 
   async delete(key: string): Promise<void> {
     this.entries.delete(key);
+  }
+
+  admit(buckets: readonly Bucket[], claim?: Claim): Promise<Admission> {
+    return admitBySteps(this, buckets, claim);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,8 @@
 import { Redis } from "ioredis";
 import { BrokerError } from "../contract/errors.js";
 import { RedisBus } from "./redis-bus.js";
-import type { StateStore } from "./store.js";
+import { bucketTtlMs } from "./token-bucket.js";
+import type { Admission, Bucket, Claim, StateStore } from "./store.js";
 
 /** Compare-and-set as one Lua script, so it is atomic on the Redis server. */
 const CAS = `
@@ -13,6 +14,47 @@ elseif current ~= ARGV[2] then
 end
 redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
 return 1`;
+
+/** The scripts above, as ioredis defines them on the connection. */
+interface ScriptedRedis extends Redis {
+  admitCall(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<string[]>;
+  compareAndSetValue(key: string, ...args: (string | number)[]): Promise<number>;
+}
+
+/**
+ * `admit` as one script: KEYS[1] is the claim's key (or an unused name),
+ * KEYS[2..] the buckets'; ARGV holds now, the claim's value ("" for none)
+ * and lease, then each bucket's tokens per millisecond, burst and TTL.
+ * Buckets are JSON {tokens, at}, as the other stores keep them.
+ */
+const ADMIT = `
+local now = tonumber(ARGV[1])
+if ARGV[2] ~= '' then
+  local held = redis.call('GET', KEYS[1])
+  if held then return {'held', held} end
+end
+local left = {}
+for i = 2, #KEYS do
+  local base = 4 + (i - 2) * 3
+  local perMs, burst = tonumber(ARGV[base]), tonumber(ARGV[base + 1])
+  local tokens, at = burst, now
+  local raw = redis.call('GET', KEYS[i])
+  if raw then
+    local state = cjson.decode(raw)
+    tokens, at = state.tokens, state.at
+  end
+  tokens = math.min(burst, tokens + math.max(0, now - at) * perMs)
+  if tokens < 1 then
+    return {'wait', tostring(i - 2), tostring(math.max(1, math.ceil((1 - tokens) / perMs / 1000)))}
+  end
+  left[i] = tokens - 1
+end
+for i = 2, #KEYS do
+  local base = 4 + (i - 2) * 3
+  redis.call('SET', KEYS[i], cjson.encode({tokens = left[i], at = now}), 'PX', ARGV[base + 2])
+end
+if ARGV[2] ~= '' then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+return {'ok'}`;
 
 /**
  * State in Redis, shared by every broker instance that points at it. Commands
@@ -36,6 +78,9 @@ export class RedisStore implements StateStore {
     // Errors surface on the commands; this keeps them off the process's unhandled errors.
     this.redis.on("error", () => undefined);
     this.bus = new RedisBus(url, this.redis);
+    // Sent once, then called by their SHA (EVALSHA): a call's script is not resent with it.
+    this.redis.defineCommand("admitCall", { lua: ADMIT });
+    this.redis.defineCommand("compareAndSetValue", { numberOfKeys: 1, lua: CAS });
   }
 
   /** Resolves once connected, or rejects with `unavailable` naming the store. */
@@ -70,9 +115,7 @@ export class RedisStore implements StateStore {
     ttlMs: number,
   ): Promise<boolean> {
     return this.run(async () => {
-      const wrote = await this.redis.eval(
-        CAS,
-        1,
+      const wrote = await (this.redis as ScriptedRedis).compareAndSetValue(
         key,
         expected === undefined ? "0" : "1",
         expected ?? "",
@@ -86,6 +129,20 @@ export class RedisStore implements StateStore {
   delete(key: string): Promise<void> {
     return this.run(async () => {
       await this.redis.del(key);
+    });
+  }
+
+  admit(buckets: readonly Bucket[], claim?: Claim): Promise<Admission> {
+    return this.run(async () => {
+      const args: (string | number)[] = [Date.now(), claim?.value ?? "", claim?.leaseMs ?? 1];
+      for (const bucket of buckets)
+        args.push(bucket.perMinute / 60_000, bucket.burst, bucketTtlMs(bucket));
+      const keys = [claim?.key ?? "admit:no-claim", ...buckets.map((b) => b.key)];
+      const answer = await (this.redis as ScriptedRedis).admitCall(keys.length, ...keys, ...args);
+      if (answer[0] === "held") return { admitted: false, held: answer[1]! };
+      if (answer[0] === "wait")
+        return { admitted: false, bucket: Number(answer[1]), waitS: Number(answer[2]) };
+      return { admitted: true };
     });
   }
 

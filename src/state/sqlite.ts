@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
-import type { StateStore } from "./store.js";
+import { admitBySteps } from "./admit-by-steps.js";
+import type { Admission, Bucket, Claim, StateStore } from "./store.js";
 
 /**
  * State in a SQLite file: survives restarts; several broker processes on one
@@ -66,6 +67,10 @@ export class SqliteStore implements StateStore {
 
   async delete(key: string): Promise<void> {
     this.remove.run(key);
+  }
+
+  admit(buckets: readonly Bucket[], claim?: Claim): Promise<Admission> {
+    return admitBySteps(this, buckets, claim);
   }
 
   async close(): Promise<void> {

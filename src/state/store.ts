@@ -25,8 +25,35 @@ export interface StateStore {
     ttlMs: number,
   ): Promise<boolean>;
   delete(key: string): Promise<void>;
+  /**
+   * Lets a call in, in one step (one round trip to a shared store): when
+   * `claim`'s key is held, answers what holds it and takes nothing; else
+   * takes a token from every bucket, all or none, and then claims the key.
+   */
+  admit(buckets: readonly Bucket[], claim?: Claim): Promise<Admission>;
   close(): Promise<void>;
 }
+
+/** A token bucket: `perMinute` tokens a minute, at most `burst` at once. */
+export interface Bucket {
+  readonly key: string;
+  readonly perMinute: number;
+  readonly burst: number;
+}
+
+/** A key to hold while a call runs, for `leaseMs` unless renewed. */
+export interface Claim {
+  readonly key: string;
+  readonly value: string;
+  readonly leaseMs: number;
+}
+
+export type Admission =
+  | { readonly admitted: true }
+  /** The bucket at `bucket` is empty: a token comes in `waitS` seconds. */
+  | { readonly admitted: false; readonly bucket: number; readonly waitS: number }
+  /** The claim's key is held: its value. */
+  | { readonly admitted: false; readonly held: string };
 
 /** Fire-and-forget messages to every instance listening on a channel, this one included. */
 export interface MessageBus {

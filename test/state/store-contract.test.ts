@@ -30,6 +30,33 @@ const stores: [string, () => Promise<StateStore>, boolean][] = [
 ];
 
 describe.each(stores)("the %s store", (_name, make, available) => {
+  it.runIf(available)(
+    "admits by all buckets or none, and claims only what nobody holds",
+    async () => {
+      const store = await make();
+      const wide = { key: "b:wide", perMinute: 60, burst: 3 };
+      const narrow = { key: "b:narrow", perMinute: 60, burst: 1 };
+      expect(await store.admit([wide, narrow])).toEqual({ admitted: true });
+      expect(await store.admit([wide, narrow])).toEqual({ admitted: false, bucket: 1, waitS: 1 });
+      // The refusal took nothing from the wide bucket: two tokens are left.
+      expect(await store.admit([wide])).toEqual({ admitted: true });
+      expect(await store.admit([wide])).toEqual({ admitted: true });
+      expect(await store.admit([wide])).toMatchObject({ admitted: false, bucket: 0 });
+
+      const claim = { key: "c:1", value: "running", leaseMs: 60_000 };
+      expect(await store.admit([], claim)).toEqual({ admitted: true });
+      expect(await store.admit([], { ...claim, value: "other" })).toEqual({
+        admitted: false,
+        held: "running",
+      });
+      // A held claim takes no token either.
+      const fresh = { key: "b:fresh", perMinute: 60, burst: 1 };
+      expect(await store.admit([fresh], claim)).toEqual({ admitted: false, held: "running" });
+      expect(await store.admit([fresh])).toEqual({ admitted: true });
+      await store.close();
+    },
+  );
+
   it.runIf(available)("gets what was set, and nothing after its TTL", async () => {
     const store = await make();
     expect(await store.get("a")).toBeUndefined();

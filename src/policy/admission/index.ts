@@ -1,0 +1,144 @@
+import picomatch from "picomatch";
+import { digestOf } from "../../contract/digest.js";
+import { BrokerError } from "../../contract/errors.js";
+import type { Bucket, StateStore } from "../../state/store.js";
+import type { Link, Request, Result, ToolCall } from "../link.js";
+
+export interface RateLimitRule {
+  /** A token id, or "*" for every caller (each with its own bucket). */
+  readonly token: string;
+  readonly path: string;
+  readonly perMinute: number;
+  readonly burst: number;
+}
+
+type IdempotencyRecord =
+  { state: "running"; payload: string } | { state: "done"; payload: string; result: Result };
+
+const POLL_MS = 25;
+/**
+ * How long a claim outlives its holder: the running instance renews it a
+ * third of the way through, so that a retry after the holder died runs
+ * within seconds, not after the call's whole timeout.
+ */
+const LEASE_MS = 10_000;
+
+/**
+ * Whether a request may run now, and whether it ran before: rate limits and
+ * idempotency, in one step of the state store (one round trip to Redis).
+ *
+ * Rate limits are token buckets per caller and path glob, for requests of
+ * every kind, shared by the instances of one store. Over a limit:
+ * `rate_limited` (HTTP 429) with the seconds to wait.
+ *
+ * A tool call with an idempotency key runs at most once: the first call
+ * with a key claims it (one claim wins across instances) and stores its
+ * result; a repeat with the same payload gets that result without running
+ * the tool (and without a token), or waits for it while it runs; a repeat
+ * with another payload is `idempotency_conflict` (HTTP 409). Keys are per
+ * token and expire after `ttlMs`. A call that fails without a result
+ * releases its key. A claim is a lease its instance renews: an instance that
+ * dies mid-call frees the key within seconds, and a retry runs the call
+ * (which may then have run twice, if the dead instance's backend got as far:
+ * no broker can know). The result is stored after the answer is on its way:
+ * a repeat in between waits for it.
+ *
+ * @example
+ * compose([admission(store, [{ token: "*", path: "/**", perMinute: 600, burst: 60 }], 86_400_000)], callSource)
+ */
+export function admission(
+  store: StateStore,
+  rules: readonly RateLimitRule[],
+  ttlMs: number,
+  leaseMs = LEASE_MS,
+): Link {
+  const compiled = rules.map((rule, index) => ({
+    rule,
+    index,
+    matches: picomatch(rule.path, { dot: true }),
+  }));
+  const bucketsOf = (request: Request) => {
+    const caller = request.ctx.principal.id;
+    return compiled
+      .filter(
+        ({ rule, matches }) =>
+          (rule.token === "*" || rule.token === caller) && matches(request.path),
+      )
+      .map(({ rule, index }) => ({
+        rule,
+        bucket: { key: `rate:${index}:${rule.path}:${caller}`, ...rule },
+      }));
+  };
+
+  return async function admissionLink(request, next) {
+    const limits = bucketsOf(request);
+    const buckets: Bucket[] = limits.map((l) => l.bucket);
+    const key = request.kind === "tools/call" ? request.ctx.idempotencyKey : undefined;
+    if (key === undefined) {
+      if (buckets.length > 0) {
+        const admitted = await store.admit(buckets);
+        if ("waitS" in admitted)
+          throw rateLimited(request, limits[admitted.bucket]!.rule, admitted.waitS);
+      }
+      return next(request);
+    }
+    const call = request as ToolCall;
+    if (key.length === 0 || key.length > 255) {
+      throw new BrokerError("invalid_params", "an idempotency key is 1 to 255 characters");
+    }
+    const storeKey = `idem:${call.ctx.principal.id}:${key}`;
+    const payload = digestOf({ path: call.path, args: call.args });
+    const running = JSON.stringify({ state: "running", payload } satisfies IdempotencyRecord);
+    const deadline = Date.now() + call.leaf.timeoutMs + leaseMs * 3;
+
+    for (;;) {
+      const admitted = await store.admit(buckets, { key: storeKey, value: running, leaseMs });
+      if (admitted.admitted) break;
+      if ("waitS" in admitted)
+        throw rateLimited(call, limits[admitted.bucket]!.rule, admitted.waitS);
+      const record = JSON.parse(admitted.held) as IdempotencyRecord;
+      if (record.payload !== payload) {
+        throw new BrokerError(
+          "idempotency_conflict",
+          `idempotency key "${key}" was used with a different call; use a new key for a new call`,
+          { idempotency_key: key },
+        );
+      }
+      if (record.state === "done") return record.result;
+      if (Date.now() > deadline || call.ctx.signal.aborted) {
+        throw new BrokerError(
+          "timeout",
+          `the call holding idempotency key "${key}" did not finish in time`,
+          { idempotency_key: key },
+        );
+      }
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+
+    const renewal = setInterval(() => {
+      store.compareAndSet(storeKey, running, running, leaseMs).catch(() => undefined);
+    }, leaseMs / 3);
+    let result: Result;
+    try {
+      result = await next(call);
+    } catch (err) {
+      await store.delete(storeKey).catch(() => undefined);
+      throw err;
+    } finally {
+      clearInterval(renewal);
+    }
+    const done = JSON.stringify({ state: "done", payload, result } satisfies IdempotencyRecord);
+    // A failed write leaves the claim to lapse: a repeat then runs the call again.
+    store.set(storeKey, done, ttlMs).catch(() => undefined);
+    return result;
+  };
+}
+
+function rateLimited(request: Request, rule: RateLimitRule, wait: number): BrokerError {
+  const caller = request.ctx.principal.id;
+  return new BrokerError(
+    "rate_limited",
+    `token "${caller}" is over its rate limit of ${rule.perMinute} calls a minute on ${rule.path}; retry in ${wait} s`,
+    { retry_after_s: wait, per_minute: rule.perMinute, burst: rule.burst, path: rule.path },
+  );
+}
