@@ -13,7 +13,7 @@ import type { RateLimitRule } from "../src/policy/admission/index.js";
 import { MemoryStore } from "../src/state/memory.js";
 import { context, textResult, toolCall } from "../test/helpers/requests.js";
 import { childPids, cpuSeconds } from "./process-cpu.js";
-import { broker, stopChildren } from "./processes.js";
+import { broker, redisReachable, stopChildren } from "./processes.js";
 import { BENCH_TOKEN, echoConfig, withPolicy } from "./echo-configs.js";
 import { median, percentile } from "./stats.js";
 
@@ -23,6 +23,8 @@ const CALLS = Number(process.env.BENCH_POLICY_CALLS ?? 1000);
 async function main(): Promise<void> {
   const off = await broker(echoConfig);
   const on = await broker(withPolicy("memory"));
+  const redisUp = await redisReachable();
+  const onRedis = redisUp ? await broker(withPolicy("redis://127.0.0.1:6379")) : undefined;
   const body = JSON.stringify({ path: "/e/echo", args: { message: "hello" } });
   let key = 0;
   const call = async (port: number, policy: boolean) => {
@@ -42,6 +44,9 @@ async function main(): Promise<void> {
   const targets = [
     { name: "off", port: off.port, policy: false, pid: off.child.pid! },
     { name: "on", port: on.port, policy: true, pid: on.child.pid! },
+    ...(onRedis
+      ? [{ name: "on, Redis", port: onRedis.port, policy: true, pid: onRedis.child.pid! }]
+      : []),
   ];
   for (const t of targets) for (let i = 0; i < 500; i++) await call(t.port, t.policy);
   const p50s = targets.map((): number[] => []);
@@ -65,8 +70,8 @@ async function main(): Promise<void> {
       );
     }
   }
-  const [p50Off, p50On] = p50s.map(median) as [number, number];
-  const [cpuOff, cpuOn] = cpus.map(median) as [number, number];
+  const [p50Off, p50On, p50Redis] = p50s.map(median) as [number, number, number?];
+  const [cpuOff, cpuOn, cpuRedis] = cpus.map(median) as [number, number, number?];
   console.log(
     [
       `Policy chain, ${ROUNDS} alternating rounds of ${CALLS} sequential POST /meta_call, medians:`,
@@ -75,8 +80,18 @@ async function main(): Promise<void> {
       "| --- | ---: | ---: |",
       `| nothing configured | ${p50Off.toFixed(3)} | ${(cpuOff * 1e6).toFixed(0)} |`,
       `| token, rate limit, idempotency key (memory) | ${p50On.toFixed(3)} | ${(cpuOn * 1e6).toFixed(0)} |`,
+      ...(p50Redis === undefined
+        ? []
+        : [
+            `| token, rate limit, idempotency key (Redis) | ${p50Redis.toFixed(3)} | ${(cpuRedis! * 1e6).toFixed(0)} |`,
+          ]),
       "",
       `Policy on against off: p50 ${(p50On / p50Off).toFixed(3)}× (${signed((p50On - p50Off) * 1000)} µs), broker CPU ${(cpuOn / cpuOff).toFixed(3)}×.`,
+      ...(p50Redis === undefined
+        ? ["Redis not reachable at 127.0.0.1:6379: no Redis row."]
+        : [
+            `Redis against memory: p50 ${(p50Redis / p50On).toFixed(3)}× (${signed((p50Redis - p50On) * 1000)} µs), broker CPU ${(cpuRedis! / cpuOn).toFixed(3)}×.`,
+          ]),
       "",
       await inProcess(),
     ].join("\n"),

@@ -79,3 +79,11 @@ export async function broker(config: unknown): Promise<{ child: ChildProcess; po
     PATH: path,
   });
 }
+
+/** Whether something answers on Redis's port (a plain HTTP request gets no HTTP answer, but a connection). */
+export async function redisReachable(): Promise<boolean> {
+  return fetch("http://127.0.0.1:6379").then(
+    () => true,
+    (err: Error & { cause?: { code?: string } }) => err.cause?.code !== "ECONNREFUSED",
+  );
+}

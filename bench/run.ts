@@ -14,7 +14,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startMcpProxy, startSupergateway } from "./gateways.js";
-import { broker, start, stopChildren } from "./processes.js";
+import { broker, redisReachable, start, stopChildren } from "./processes.js";
 import { childPids, descendantPids } from "./process-cpu.js";
 import { rawToolCaller } from "./raw-mcp-client.js";
 import { BENCH_TOKEN, echoConfig, everything, withPolicy } from "./echo-configs.js";
@@ -42,10 +42,7 @@ async function main(): Promise<void> {
   const args = { message: "hello" };
   const brokerProcess = await broker(echoConfig);
   const policyMemory = await broker(withPolicy("memory"));
-  const redisUp = await fetch("http://127.0.0.1:6379").then(
-    () => true,
-    (err: Error & { cause?: { code?: string } }) => err.cause?.code !== "ECONNREFUSED",
-  );
+  const redisUp = await redisReachable();
   const policyRedis = redisUp ? await broker(withPolicy("redis://127.0.0.1:6379")) : undefined;
   let idempotencyKeys = 0;
   const metaCallTarget = (

@@ -1,11 +1,17 @@
 import { createWriteStream, type WriteStream } from "node:fs";
-import type { AuditRecord } from "../policy/audit/index.js";
+import { auditRecord, type AuditEntry } from "../policy/audit/index.js";
 import type { Logger } from "../contract/log.js";
 import type { BrokerMetrics } from "./metrics.js";
 
-/** Where audit records go: the log, the metrics, and optionally a JSONL file. */
+/**
+ * Where audit records go: the metrics at once; the log, and optionally a
+ * JSONL file, in batches after the calls' answers have left: the digest of
+ * the arguments, the result's size and the writing cost the calls nothing.
+ */
 export class AuditSink {
   private readonly file: WriteStream | undefined;
+  private queue: AuditEntry[] = [];
+  private flushing: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly log: Logger,
@@ -18,14 +24,30 @@ export class AuditSink {
     );
   }
 
-  readonly write = (record: AuditRecord, source: string): void => {
-    this.log.info({ audit: record }, record.method === "tools/call" ? "call" : "request");
-    this.metrics.observeRequest(source, record.method, record.outcome, record.duration_ms / 1000);
-    this.file?.write(JSON.stringify(record) + "\n");
+  readonly write = (entry: AuditEntry, source: string): void => {
+    this.metrics.observeRequest(source, entry.method, entry.outcome, entry.duration_ms / 1000);
+    this.queue.push(entry);
+    this.flushing ??= setImmediate(() => this.flush());
   };
 
   close(): Promise<void> {
+    if (this.flushing) clearImmediate(this.flushing);
+    this.flush();
     const file = this.file;
     return file === undefined ? Promise.resolve() : new Promise((resolve) => file.end(resolve));
+  }
+
+  private flush(): void {
+    this.flushing = undefined;
+    const entries = this.queue;
+    this.queue = [];
+    if (entries.length === 0) return;
+    const lines: string[] = [];
+    for (const entry of entries) {
+      const record = auditRecord(entry);
+      this.log.info({ audit: record }, record.method === "tools/call" ? "call" : "request");
+      if (this.file) lines.push(JSON.stringify(record));
+    }
+    if (this.file) this.file.write(lines.join("\n") + "\n");
   }
 }

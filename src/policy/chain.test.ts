@@ -1,14 +1,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { MemoryStore } from "../state/memory.js";
 import { answering, context, textResult, toolCall } from "../../test/helpers/requests.js";
-import type { AuditRecord } from "./audit/index.js";
+import type { AuditEntry } from "./audit/index.js";
 import { compose, policyLinks, type PolicySettings } from "./chain.js";
 
 const store = new MemoryStore();
 afterAll(() => store.close());
 
 function chain(overrides: Partial<PolicySettings> = {}) {
-  const audited: AuditRecord[] = [];
+  const audited: AuditEntry[] = [];
   const settings: PolicySettings = {
     store,
     rateLimits: [],

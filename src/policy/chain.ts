@@ -6,7 +6,7 @@
  */
 import type { StateStore } from "../state/store.js";
 import { argsDepth } from "./args-depth/index.js";
-import { audit, type AuditRecord } from "./audit/index.js";
+import { audit, type AuditEntry } from "./audit/index.js";
 import { authorize } from "./authorize/index.js";
 import type { Link, Next } from "./link.js";
 import { limits } from "./limits/index.js";
@@ -20,7 +20,7 @@ export interface PolicySettings {
   readonly rateLimits: readonly RateLimitRule[];
   readonly idempotencyTtlMs: number;
   readonly redactKeys: readonly string[];
-  readonly audit: (record: AuditRecord, source: string) => void;
+  readonly audit: (entry: AuditEntry, source: string) => void;
 }
 
 /** The links, outermost first. */

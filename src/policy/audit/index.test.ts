@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { BrokerError } from "../../contract/errors.js";
 import { answering, sourceRequest, textResult, toolCall } from "../../../test/helpers/requests.js";
-import { audit, type AuditRecord } from "./index.js";
+import { audit, auditRecord, type AuditRecord } from "./index.js";
 
 function recorder() {
   const records: [AuditRecord, string][] = [];
-  return { records, link: audit((record, source) => records.push([record, source])) };
+  return {
+    records,
+    link: audit((entry, source) => records.push([auditRecord(entry), source])),
+  };
 }
 
 describe("audit", () => {

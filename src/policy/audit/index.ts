@@ -19,18 +19,38 @@ export interface AuditRecord {
 }
 
 /**
- * Writes one record per request of every kind, whatever its outcome, to
- * `sink`. Outermost in the chain, so refusals by the other links are recorded
- * too; the digest of the arguments is computed with a bounded depth, so even
+ * A request as the audit link saw it, before the costly parts of its record
+ * (the arguments' digest, the result's size) are worked out: the sink does
+ * that with `auditRecord` after the answer has left, off the call's path.
+ */
+export interface AuditEntry extends Omit<AuditRecord, "args_sha256" | "result_bytes"> {
+  readonly args: unknown;
+  /** The result, when there is one. */
+  readonly result?: object | undefined;
+}
+
+/** The record of an entry: the digest of its arguments and its result's size. */
+export function auditRecord({ args, result, ...seen }: AuditEntry): AuditRecord {
+  return {
+    ...seen,
+    args_sha256: digestOf(args),
+    result_bytes: result === undefined ? 0 : resultBytes(result),
+  };
+}
+
+/**
+ * Hands `sink` one entry per request of every kind, whatever its outcome.
+ * Outermost in the chain, so refusals by the other links are recorded too;
+ * the digest of the arguments is computed with a bounded depth, so even
  * arguments the depth check refuses are recorded.
  *
  * @example
- * compose([audit((record) => log.info(record, "audit"))], callSource)
+ * compose([audit((entry) => log.info(auditRecord(entry), "audit"))], callSource)
  */
-export function audit(sink: (record: AuditRecord, source: string) => void): Link {
+export function audit(sink: (entry: AuditEntry, source: string) => void): Link {
   return async function auditLink(request, next) {
     const started = performance.now();
-    const record = (outcome: string, bytes: number) =>
+    const record = (outcome: string, result?: object) =>
       sink(
         {
           time: new Date().toISOString(),
@@ -39,18 +59,18 @@ export function audit(sink: (record: AuditRecord, source: string) => void): Link
           path: request.path,
           outcome,
           duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-          args_sha256: digestOf(argumentsOf(request)),
-          result_bytes: bytes,
+          args: argumentsOf(request),
+          result,
         },
         request.source,
       );
     try {
       const result = await next(request);
       const toolError = request.kind === "tools/call" && "isError" in result && result.isError;
-      record(toolError === true ? "tool_error" : "ok", resultBytes(result));
+      record(toolError === true ? "tool_error" : "ok", result);
       return result;
     } catch (err) {
-      record(asBrokerError(err).kind, 0);
+      record(asBrokerError(err).kind);
       throw err;
     }
   };

@@ -1,0 +1,66 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { AuditSink } from "../../src/broker/audit-sink.js";
+import { BrokerMetrics } from "../../src/broker/metrics.js";
+import type { AuditEntry } from "../../src/policy/audit/index.js";
+import { capturingLogger } from "../helpers/broker.js";
+
+const entry = (n: number): AuditEntry => ({
+  time: new Date().toISOString(),
+  token: "t",
+  method: "tools/call",
+  path: "/src/tool",
+  outcome: "ok",
+  duration_ms: 1,
+  args: { n, secret: "hunter2" },
+  result: { content: [{ type: "text", text: "x".repeat(n) }] },
+});
+
+describe("the audit sink", () => {
+  it("writes nothing while the calls are being answered, then every record in one batch", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "audit-")), "audit.jsonl");
+    const { log, lines } = capturingLogger();
+    const sink = new AuditSink(
+      log,
+      new BrokerMetrics(
+        () => ({}),
+        () => ({}),
+      ),
+      file,
+    );
+    for (let n = 1; n <= 3; n++) sink.write(entry(n), "/src");
+    // Still the calls' turn: no digest computed, no line logged or written.
+    expect(lines()).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    const logged = lines().filter((l) => l.audit);
+    expect(logged).toHaveLength(3);
+    expect(logged[2].audit).toMatchObject({ path: "/src/tool", outcome: "ok" });
+    expect(logged[2].audit.args_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(logged[2].audit.result_bytes).toBe(JSON.stringify(entry(3).result).length);
+    await sink.close();
+    const written = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(written.map((r) => r.result_bytes)).toEqual(logged.map((l) => l.audit.result_bytes));
+    expect(readFileSync(file, "utf8")).not.toContain("hunter2");
+  });
+
+  it("writes what is still queued when it closes", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "audit-")), "audit.jsonl");
+    const { log } = capturingLogger();
+    const sink = new AuditSink(
+      log,
+      new BrokerMetrics(
+        () => ({}),
+        () => ({}),
+      ),
+      file,
+    );
+    sink.write(entry(1), "/src");
+    await sink.close();
+    expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(1);
+  });
+});
