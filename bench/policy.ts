@@ -31,7 +31,8 @@ async function main(): Promise<void> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (policy) {
       headers.authorization = `Bearer ${BENCH_TOKEN}`;
-      headers["idempotency-key"] = `k-${key++}`;
+      // Unique across runs: Redis keeps keys for a day, and a repeat would not run the call.
+      headers["idempotency-key"] = `k-${process.pid}-${Date.now()}-${key++}`;
     }
     const res = await fetch(`http://127.0.0.1:${port}/meta_call`, {
       method: "POST",

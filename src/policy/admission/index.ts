@@ -127,9 +127,12 @@ export function admission(
     } finally {
       clearInterval(renewal);
     }
-    const done = JSON.stringify({ state: "done", payload, result } satisfies IdempotencyRecord);
-    // A failed write leaves the claim to lapse: a repeat then runs the call again.
-    store.set(storeKey, done, ttlMs).catch(() => undefined);
+    // Written once the answer is on its way out (the next turn of the event loop); a failed
+    // write leaves the claim to lapse, and a repeat then runs the call again.
+    setImmediate(() => {
+      const done = JSON.stringify({ state: "done", payload, result } satisfies IdempotencyRecord);
+      store.set(storeKey, done, ttlMs).catch(() => undefined);
+    });
     return result;
   };
 }
