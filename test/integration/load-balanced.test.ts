@@ -37,20 +37,19 @@ type Call = (path: string, args: Record<string, unknown>, key?: string) => Promi
  */
 const CALL_TIMEOUT_MS = 5000;
 
+/** meta_call of `path`, with the idempotency key in `_meta` where there is one. */
+const metaCall = (path: string, args: Record<string, unknown>, key?: string) => ({
+  name: "meta_call",
+  arguments: { path, args },
+  ...(key ? { _meta: { idempotencyKey: key } } : {}),
+});
+
 async function legacyClient(url: string): Promise<{ call: Call; close: () => Promise<void> }> {
   const client = new Client({ name: "lb-legacy", version: "1" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
   return {
     call: (path, args, key) =>
-      client.callTool(
-        {
-          name: "meta_call",
-          arguments: { path, args },
-          ...(key ? { _meta: { idempotencyKey: key } } : {}),
-        },
-        undefined,
-        { timeout: CALL_TIMEOUT_MS },
-      ),
+      client.callTool(metaCall(path, args, key), undefined, { timeout: CALL_TIMEOUT_MS }),
     close: () => client.close(),
   };
 }
@@ -63,14 +62,7 @@ async function modernClient(url: string): Promise<{ call: Call; close: () => Pro
   await client.connect(new ModernTransport(new URL(`${url}/mcp`)));
   return {
     call: (path, args, key) =>
-      client.callTool(
-        {
-          name: "meta_call",
-          arguments: { path, args },
-          ...(key ? { _meta: { idempotencyKey: key } } : {}),
-        },
-        { timeout: CALL_TIMEOUT_MS },
-      ),
+      client.callTool(metaCall(path, args, key), { timeout: CALL_TIMEOUT_MS }),
     close: () => client.close(),
   };
 }

@@ -66,6 +66,20 @@ async function clientThrough(route: Route, who = alice, capabilities = {}) {
   return { client, hits };
 }
 
+/** A raw tools/list in a session, sent to one instance with one token. */
+const listToolsIn = (sessionId: string, instance: number, who: { bearer: string }) =>
+  fetch(`${instances[instance]!.url}/mcp`, {
+    method: "POST",
+    headers: {
+      ...bearer(who),
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-11-25",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+
 const metaCall = (client: Client, path: string, args: Record<string, unknown> = {}) =>
   client.callTool({ name: "meta_call", arguments: { path, args } });
 
@@ -127,18 +141,7 @@ describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis"
     const sessionId = transport.sessionId!;
     await transport.terminateSession();
     // The end reaches the other instance on the bus, a moment later.
-    const status = () =>
-      fetch(`${instances[0]!.url}/mcp`, {
-        method: "POST",
-        headers: {
-          ...bearer(alice),
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-session-id": sessionId,
-          "mcp-protocol-version": "2025-11-25",
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-      }).then((r) => r.status);
+    const status = () => listToolsIn(sessionId, 0, alice).then((r) => r.status);
     await expect.poll(status, { timeout: 2000 }).toBe(404);
   });
 
@@ -146,17 +149,7 @@ describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis"
     const { client } = await clientThrough(() => 0);
     await client.listTools();
     const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
-    const res = await fetch(`${instances[1]!.url}/mcp`, {
-      method: "POST",
-      headers: {
-        ...bearer(bob),
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-session-id": sessionId,
-        "mcp-protocol-version": "2025-11-25",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
+    const res = await listToolsIn(sessionId, 1, bob);
     expect(res.status).toBe(403);
     expect(await res.text()).toContain("belongs to another token");
     await client.close();
