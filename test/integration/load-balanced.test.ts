@@ -146,4 +146,43 @@ describe(`three instances behind HAProxy, round-robin, sharing Redis ${why}`, ()
     },
     180_000,
   );
+
+  it.runIf(why === "")(
+    "counts a rate limit once for all three instances, exactly",
+    async () => {
+      const limited = `/lim${run}`;
+      const config = writeConfig({
+        state: REDIS_URL,
+        registry: { predefined: false },
+        rate_limits: [{ token: "*", path: `${limited}/pid`, per_minute: 1, burst: 150 }],
+        tree: [
+          {
+            path: limited,
+            source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["pid"] },
+          },
+        ],
+      });
+      const trio = await Promise.all([0, 1, 2].map(() => spawnBroker(config)));
+      instances.push(...trio);
+      const front = await startHaproxy(
+        haproxy!,
+        trio.map((b) => b.url),
+      );
+      try {
+        const statuses = await Promise.all(
+          Array.from({ length: 600 }, () =>
+            fetch(`${front.url}/meta_call`, {
+              method: "POST",
+              body: JSON.stringify({ path: `${limited}/pid` }),
+            }).then((r) => r.status),
+          ),
+        );
+        expect(statuses.filter((s) => s === 200)).toHaveLength(150);
+        expect(statuses.filter((s) => s === 429)).toHaveLength(450);
+      } finally {
+        await front.stop();
+      }
+    },
+    60_000,
+  );
 });
