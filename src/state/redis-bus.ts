@@ -23,14 +23,17 @@ export class RedisBus implements MessageBus {
     let listeners = this.listeners.get(channel);
     if (!listeners) {
       this.listeners.set(channel, (listeners = new Set()));
-      void this.connection().subscribe(channel);
+      // A failed subscription is retried by ioredis when it reconnects.
+      this.connection()
+        .subscribe(channel)
+        .catch(() => undefined);
     }
     listeners.add(listener);
     return () => {
       listeners.delete(listener);
       if (listeners.size > 0) return;
       this.listeners.delete(channel);
-      void this.subscriber?.unsubscribe(channel);
+      this.subscriber?.unsubscribe(channel).catch(() => undefined);
     };
   }
 

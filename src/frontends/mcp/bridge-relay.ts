@@ -78,7 +78,7 @@ export class BridgeRelay {
     return new Promise<Outcome>((resolve, reject) => {
       const onAbort = () => {
         this.waiting.delete(id);
-        void this.send({ type: "cancel", to: instance, id });
+        this.send({ type: "cancel", to: instance, id }).catch(() => undefined);
         reject(signal.reason as Error);
       };
       signal.addEventListener("abort", onAbort, { once: true });
@@ -125,7 +125,10 @@ export class BridgeRelay {
       case "cancel":
         return this.serving.get(message.id)?.abort(new Error("the client gave up on the round"));
       case "notify":
-        return void this.waiting.get(message.id)?.notify(message.notification);
+        return void this.waiting
+          .get(message.id)
+          ?.notify(message.notification)
+          .catch(() => undefined);
       case "reply": {
         const waiting = this.waiting.get(message.id);
         this.waiting.delete(message.id);

@@ -212,7 +212,12 @@ export class HttpSessions implements McpHttpEndpoint {
     const record = await this.shared!.recall(id);
     if (!record || record.endpoint !== this.endpoint) return undefined;
     if (record.owner !== principal.id) throw foreignSession(id);
-    this.book.makeRoom();
+    if (!this.book.makeRoom()) {
+      throw new BrokerError(
+        "unavailable",
+        `this instance has ${this.book.max} MCP sessions open (sessions.max), each with a request in flight; retry in a moment`,
+      );
+    }
     const { server, transport } = this.open(principal, () => id, record);
     await server.connect(transport);
     const url = `http://mcp-broker${this.endpoint}`;
@@ -252,20 +257,25 @@ export class HttpSessions implements McpHttpEndpoint {
       return;
     }
     if (message.from === "server") {
-      void this.delivers.get(message.session)?.(message.body as JSONRPCMessage);
+      // No stream here (another instance holds it), or it closed: not this instance's to send.
+      this.delivers
+        .get(message.session)?.(message.body as JSONRPCMessage)
+        .catch(() => undefined);
       return;
     }
-    void session.transport.handleRequest(
-      new Request(`http://mcp-broker${this.endpoint}`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-session-id": message.session,
-        },
-        body: JSON.stringify(message.body),
-      }),
-    );
+    session.transport
+      .handleRequest(
+        new Request(`http://mcp-broker${this.endpoint}`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-session-id": message.session,
+          },
+          body: JSON.stringify(message.body),
+        }),
+      )
+      .catch(() => undefined);
   }
 
   private forget(id: string): void {
