@@ -513,7 +513,10 @@ function createToolSearch(config: Config, store: StateStore, log: Logger): ToolS
             new EmbeddingsClient({
               url: embeddings.url,
               model: embeddings.model,
-              apiKey: embeddings.api_key,
+              apiKey:
+                embeddings.api_key_env === undefined
+                  ? undefined
+                  : process.env[embeddings.api_key_env],
               timeoutMs: (embeddings.timeout_s ?? 10) * 1000,
             }),
             store,

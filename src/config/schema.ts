@@ -215,11 +215,11 @@ const ToolSearchSchema = z
             "An OpenAI-compatible embeddings endpoint, such as http://127.0.0.1:11434/v1/embeddings.",
           ),
         model: z.string().min(1).describe("The model the endpoint is asked for."),
-        api_key: z
+        api_key_env: z
           .string()
-          .min(1)
+          .regex(/^[A-Z_][A-Z0-9_]*$/)
           .optional()
-          .describe('Sent as a bearer token; write it as "${ENV_NAME}".'),
+          .describe("The environment variable holding the endpoint's API key, sent as a bearer."),
         timeout_s: Seconds.optional().describe("Longest one request may take; default 10."),
       })
       .optional()

@@ -234,10 +234,17 @@ describe("the index follows the tree", () => {
 
 describe("meta_search with an embeddings endpoint in the config", () => {
   it("finds a tool by meaning through the broker, its vectors kept in the state store", async () => {
+    process.env.MCP_BROKER_TEST_EMBEDDINGS_KEY = "sk-test";
     const engine = await startEmbeddingsServer();
     const withEngine = await startBroker({
       registry: { predefined: false },
-      tool_search: { embeddings: { url: engine.url, model: "mini-embed", api_key: "sk-test" } },
+      tool_search: {
+        embeddings: {
+          url: engine.url,
+          model: "mini-embed",
+          api_key_env: "MCP_BROKER_TEST_EMBEDDINGS_KEY",
+        },
+      },
       tree: [
         {
           path: "/meteo",
