@@ -82,13 +82,23 @@ export async function tvConditions(
     joins.push(own);
     return own;
   });
+  // Joined first: the filters that compare text as it is, then those under a cast, then the
+  // rest. Where the planner cannot tell the filters apart (SQLite, one index for every TV),
+  // it follows this order: a cast numeral, checked per row, is then checked only for the
+  // documents the plain filters left, not for every document with a value.
+  const rank = (join: Join) => {
+    const filter = filters[joins.indexOf(join)];
+    if (!join.inner || filter === undefined) return 2;
+    return filter.cast ? 1 : 0;
+  };
+  const joinOrder = [...joins].sort((a, b) => rank(a) - rank(b));
   const textOf = (join: Join, useDefault: boolean) =>
     withTvDefault(sql.ref(`${join.alias}.value`), join.tv, useDefault);
   return {
     /** Joins the TV values the filters and orders read, and keeps the documents every filter passes. */
     apply(q: ContentQuery): ContentQuery {
       let joined = q;
-      for (const { alias, tv, inner } of joins) {
+      for (const { alias, tv, inner } of joinOrder) {
         // The alias is made here, so the typed builder cannot name it: the join is written out.
         const table = sql<TvRow>`${sql.table("site_tmplvar_contentvalues")}`.as(alias);
         const on = sql<SqlBool>`${sql.ref(`${alias}.contentid`)} = ${sql.ref("site_content.id")} and ${sql.ref(`${alias}.tmplvarid`)} = ${tv.id}`;
