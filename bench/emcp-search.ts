@@ -2,7 +2,7 @@
  * `npm run bench` (second part): `evo.content.search` over a 100k-document
  * demo database, through the broker's `/mcp/<name>` endpoint, beside the same
  * search written by hand as one SQL query through the engine's own driver.
- * SQLite always, MariaDB when it answers. Prints a Markdown report.
+ * SQLite always, MariaDB and PostgreSQL when they answer. Prints a Markdown report.
  */
 import { mkdtempSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import Database from "better-sqlite3";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createPool } from "mysql2/promise";
+import pg from "pg";
 import { DEMO_TVS, generateDemo } from "../src/toolsets/emcp/demo/generate.js";
 import { openDatabase } from "../src/toolsets/emcp/open-database.js";
 import { EVO_TABLES } from "../src/toolsets/emcp/schema.js";
@@ -21,6 +22,7 @@ const DOCS = Number(process.env.BENCH_EMCP_DOCS ?? 100_000);
 const CALLS = Number(process.env.BENCH_EMCP_CALLS ?? 100);
 const ROUNDS = 3;
 const MARIADB = "mysql://root@127.0.0.1:3306/test";
+const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
 const PREFIX = "bench_";
 
 /** Two TV filters (one under a cast), a TV order under a cast, one page of 20. */
@@ -36,12 +38,17 @@ const SEARCH = {
 /** The same search as a developer would write it for each engine, columns and all. */
 const COLUMNS =
   "c.id, c.parent, c.pagetitle, c.longtitle, c.description, c.alias, c.published, c.deleted, c.hidemenu, c.menuindex, c.template, c.createdon, c.editedon, c.pub_date, c.unpub_date, c.isfolder, c.type";
-const handWritten = (prefix: string, integer: string, decimal: string) => `
+const handWritten = (
+  prefix: string,
+  integerOf: (value: string) => string,
+  decimalOf: (value: string) => string,
+  [price, color] = ["?", "?"],
+) => `
   SELECT ${COLUMNS} FROM ${prefix}site_content c
   JOIN ${prefix}site_tmplvar_contentvalues p ON p.contentid = c.id AND p.tmplvarid = ${DEMO_TVS.price}
   JOIN ${prefix}site_tmplvar_contentvalues k ON k.contentid = c.id AND k.tmplvarid = ${DEMO_TVS.color}
-  WHERE c.deleted = 0 AND CAST(p.value AS ${integer}) >= ? AND k.value = ?
-  ORDER BY CAST(p.value AS ${decimal}) DESC, c.id LIMIT 21`;
+  WHERE c.deleted = 0 AND ${integerOf("p.value")} >= ${price} AND k.value = ${color}
+  ORDER BY ${decimalOf("p.value")} DESC, c.id LIMIT 21`;
 
 async function drop(spec: string): Promise<void> {
   const { db } = openDatabase(spec, { prefix: PREFIX });
@@ -68,6 +75,18 @@ async function mcpCaller(port: number, name: string): Promise<() => Promise<unkn
   };
 }
 
+async function postgresUp(): Promise<boolean> {
+  const pool = new pg.Pool({ connectionString: POSTGRES, max: 1 });
+  try {
+    await pool.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await pool.end();
+  }
+}
+
 async function mariadbUp(): Promise<boolean> {
   const pool = createPool({ uri: MARIADB, connectionLimit: 1 });
   try {
@@ -88,7 +107,11 @@ async function main(): Promise<void> {
       spec: `sqlite:${sqliteFile}`,
       direct: async () => {
         const statement = new Database(sqliteFile, { readonly: true }).prepare(
-          handWritten(PREFIX, "INTEGER", "REAL"),
+          handWritten(
+            PREFIX,
+            (v) => `CAST(${v} AS INTEGER)`,
+            (v) => `CAST(${v} AS REAL)`,
+          ),
         );
         // Synchronous: yield after each call, or the MCP client's idle keep-alive socket,
         // closed by the server meanwhile, is only noticed when the next call is sent on it.
@@ -105,8 +128,31 @@ async function main(): Promise<void> {
       spec: MARIADB,
       direct: async () => {
         const pool = createPool({ uri: MARIADB, connectionLimit: 1 });
-        const query = handWritten(PREFIX, "UNSIGNED", "DECIMAL(10,2)");
+        const query = handWritten(
+          PREFIX,
+          (v) => `CAST(${v} AS UNSIGNED)`,
+          (v) => `CAST(${v} AS DECIMAL(10,2))`,
+        );
         return async () => pool.execute(query, [500, "red"]);
+      },
+    });
+  }
+  if (await postgresUp()) {
+    // PostgreSQL refuses to cast text that is not a number: a developer guards the cast.
+    const numeral = (v: string) =>
+      `case when ${v} ~ '^-?[0-9]+([.][0-9]+)?$' then cast(${v} as numeric) end`;
+    engines.push({
+      name: "postgres",
+      spec: POSTGRES,
+      direct: async () => {
+        const pool = new pg.Pool({ connectionString: POSTGRES, max: 1 });
+        const query = handWritten(
+          PREFIX,
+          (v) => `trunc(${numeral(v)})`,
+          (v) => `round(${numeral(v)}, 2)`,
+          ["$1", "$2"],
+        );
+        return async () => pool.query(query, [500, "red"]);
       },
     });
   }
