@@ -75,20 +75,11 @@ async function mcpCaller(port: number, name: string): Promise<() => Promise<unkn
   };
 }
 
-async function postgresUp(): Promise<boolean> {
-  const pool = new pg.Pool({ connectionString: POSTGRES, max: 1 });
-  try {
-    await pool.query("SELECT 1");
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await pool.end();
-  }
-}
-
-async function mariadbUp(): Promise<boolean> {
-  const pool = createPool({ uri: MARIADB, connectionLimit: 1 });
+/** Whether a database server answers `SELECT 1` through a pool opened for the question. */
+async function answers(pool: {
+  query(sql: string): Promise<unknown>;
+  end(): Promise<void>;
+}): Promise<boolean> {
   try {
     await pool.query("SELECT 1");
     return true;
@@ -122,7 +113,7 @@ async function main(): Promise<void> {
       },
     },
   ];
-  if (await mariadbUp()) {
+  if (await answers(createPool({ uri: MARIADB, connectionLimit: 1 }))) {
     engines.push({
       name: "mariadb",
       spec: MARIADB,
@@ -137,7 +128,7 @@ async function main(): Promise<void> {
       },
     });
   }
-  if (await postgresUp()) {
+  if (await answers(new pg.Pool({ connectionString: POSTGRES, max: 1 }))) {
     // PostgreSQL refuses to cast text that is not a number: a developer guards the cast.
     const numeral = (v: string) =>
       `case when ${v} ~ '^-?[0-9]+([.][0-9]+)?$' then cast(${v} as numeric) end`;
