@@ -1,10 +1,10 @@
 /** Processes a benchmark starts: brokers and peers, each stopped when the run ends. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort, reachable } from "../test/helpers/services.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const children: ChildProcess[] = [];
@@ -47,14 +47,6 @@ export function start(
   });
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** Starts a program that listens on `port`, and waits until it answers HTTP there. */
 export async function startOnPort(args: string[], port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "ignore"] });
@@ -80,10 +72,9 @@ export async function broker(config: unknown): Promise<{ child: ChildProcess; po
   });
 }
 
-/** Whether something answers on Redis's port (a plain HTTP request gets no HTTP answer, but a connection). */
-export async function redisReachable(): Promise<boolean> {
-  return fetch("http://127.0.0.1:6379").then(
-    () => true,
-    (err: Error & { cause?: { code?: string } }) => err.cause?.code !== "ECONNREFUSED",
-  );
+/** Whether something accepts connections on Redis's port. */
+export function redisReachable(): Promise<boolean> {
+  return reachable(6379);
 }
+
+export { freePort };

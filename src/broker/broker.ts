@@ -11,7 +11,7 @@ import { compose, policyLinks, type PolicySettings } from "../policy/chain.js";
 import type { Next, Outcome, Request, SourceRequestKind, SourceRequests } from "../policy/link.js";
 import { openStore } from "../state/open-store.js";
 import { sharedKey } from "../state/shared-key.js";
-import type { StateStore } from "../state/store.js";
+import { isShared, type SharedStore, type StateStore } from "../state/store.js";
 import { buildTree } from "../tree/build-tree.js";
 import type { Skeleton } from "../tree/skeleton.js";
 import type { ToolEntry, Tree } from "../tree/tree.js";
@@ -117,7 +117,8 @@ export class Broker {
     skeletonWithRegistry(config, []);
     try {
       broker.store = await openStore(config.state ?? "memory");
-      if (broker.store.bus) broker.inputBridgeKey = await sharedKey(broker.store, "input-bridge");
+      if (isShared(broker.store))
+        broker.inputBridgeKey = await sharedKey(broker.store, "input-bridge");
       const registry = await ToolRegistry.open({
         store: broker.store,
         log: options.log,
@@ -283,8 +284,8 @@ export class Broker {
   }
 
   /** The state store when other instances share it (it has a bus), for the frontends' sessions. */
-  sharedStore(): StateStore | undefined {
-    return this.store?.bus === undefined ? undefined : this.store;
+  sharedStore(): SharedStore | undefined {
+    return this.store !== undefined && isShared(this.store) ? this.store : undefined;
   }
 
   /**

@@ -40,10 +40,6 @@ export class LexicalIndex {
   private readonly vocabulary = new Map<string, number>();
   private readonly termsOf = new Map<string, readonly string[]>();
 
-  get size(): number {
-    return this.index.documentCount;
-  }
-
   /**
    * Adds a tool, or replaces the one at its path. Returns the English words
    * of its name and description as written: what a thesaurus may learn.

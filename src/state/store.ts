@@ -61,3 +61,10 @@ export interface MessageBus {
   /** Calls `listener` with each message of the channel; returns the unsubscribe function. */
   subscribe(channel: string, listener: (message: string) => void): () => void;
 }
+
+/** A store other instances share: one with a bus. */
+export type SharedStore = StateStore & { readonly bus: MessageBus };
+
+export function isShared(store: StateStore): store is SharedStore {
+  return store.bus !== undefined;
+}

@@ -18,18 +18,24 @@ const entry = (n: number): AuditEntry => ({
   result: { content: [{ type: "text", text: "x".repeat(n) }] },
 });
 
+/** A sink writing to a fresh file, and the lines it logged. */
+function sinkToFile() {
+  const file = join(mkdtempSync(join(tmpdir(), "audit-")), "audit.jsonl");
+  const { log, lines } = capturingLogger();
+  const sink = new AuditSink(
+    log,
+    new BrokerMetrics(
+      () => ({}),
+      () => ({}),
+    ),
+    file,
+  );
+  return { file, lines, sink };
+}
+
 describe("the audit sink", () => {
   it("writes nothing while the calls are being answered, then every record in one batch", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "audit-")), "audit.jsonl");
-    const { log, lines } = capturingLogger();
-    const sink = new AuditSink(
-      log,
-      new BrokerMetrics(
-        () => ({}),
-        () => ({}),
-      ),
-      file,
-    );
+    const { file, lines, sink } = sinkToFile();
     for (let n = 1; n <= 3; n++) sink.write(entry(n), "/src");
     // Still the calls' turn: no digest computed, no line logged or written.
     expect(lines()).toEqual([]);
@@ -49,16 +55,7 @@ describe("the audit sink", () => {
   });
 
   it("writes what is still queued when it closes", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "audit-")), "audit.jsonl");
-    const { log } = capturingLogger();
-    const sink = new AuditSink(
-      log,
-      new BrokerMetrics(
-        () => ({}),
-        () => ({}),
-      ),
-      file,
-    );
+    const { file, sink } = sinkToFile();
     sink.write(entry(1), "/src");
     await sink.close();
     expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { connect } from "node:net";
+import { connect, createServer, type AddressInfo } from "node:net";
 
 /** Whether something accepts TCP connections at 127.0.0.1:port. */
 export function reachable(port: number): Promise<boolean> {
@@ -15,6 +15,15 @@ export function reachable(port: number): Promise<boolean> {
       resolve(false);
     });
   });
+}
+
+/** A port on 127.0.0.1 that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 export const REDIS_URL = "redis://127.0.0.1:6379";

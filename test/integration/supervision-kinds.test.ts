@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../helpers/services.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,15 +29,6 @@ let url: string;
 let httpPort: number;
 let httpBackend: ChildProcess | undefined;
 const { log, lines } = capturingLogger();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const get = async (path: string) => {
   const res = await fetch(url + path);

@@ -61,15 +61,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const limits = options.sessions ?? DEFAULT_SESSION_LIMITS;
   const book = new SessionBook(limits, log);
   const store = broker.sharedStore();
-  const shared =
-    store?.bus === undefined
-      ? undefined
-      : new SharedSessions(store, store.bus, limits.idleTimeoutMs, log);
+  const shared = store && new SharedSessions(store, limits.idleTimeoutMs, log);
   broker.metrics.countSessions("http", () => book.size);
-  const bridge = new InputBridge(
-    broker.bridgeKey(),
-    store?.bus === undefined ? undefined : new BridgeRelay(store.bus, log),
-  );
+  const bridge = new InputBridge(broker.bridgeKey(), store && new BridgeRelay(store.bus, log));
   /** One MCP URL of both revisions, whose servers `createServer` makes for each. */
   const endpoint = (
     path: string,

@@ -1,5 +1,5 @@
 import type { Logger } from "../../contract/log.js";
-import type { MessageBus, StateStore } from "../../state/store.js";
+import type { SharedStore } from "../../state/store.js";
 
 /** What another instance needs to serve a session: where it was opened, whose it is, how. */
 export interface SessionRecord {
@@ -35,8 +35,7 @@ export class SharedSessions {
   private readonly refreshed = new Map<string, number>();
 
   constructor(
-    private readonly store: StateStore,
-    private readonly bus: MessageBus,
+    private readonly store: SharedStore,
     private readonly idleTimeoutMs: number,
     private readonly log: Logger,
   ) {}
@@ -78,12 +77,12 @@ export class SharedSessions {
   }
 
   async send(message: SessionMessage): Promise<void> {
-    await this.bus.publish(CHANNEL, JSON.stringify(message));
+    await this.store.bus.publish(CHANNEL, JSON.stringify(message));
   }
 
   /** Hears every session message of every instance; returns the unsubscribe function. */
   listen(listener: (message: SessionMessage) => void): () => void {
-    return this.bus.subscribe(CHANNEL, (text) => {
+    return this.store.bus.subscribe(CHANNEL, (text) => {
       try {
         listener(JSON.parse(text) as SessionMessage);
       } catch (err) {
