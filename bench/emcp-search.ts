@@ -24,31 +24,70 @@ const ROUNDS = 3;
 const MARIADB = "mysql://root@127.0.0.1:3306/test";
 const POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
 const PREFIX = "bench_";
+/** `BENCH_EMCP_ENGINES=postgres,mariadb` measures only those (default: every one that answers). */
+const ONLY = process.env.BENCH_EMCP_ENGINES?.split(",");
 
-/** Two TV filters (one under a cast), a TV order under a cast, one page of 20. */
-const SEARCH = {
-  tv_filters: [
-    { tv: "price", op: ">=", value: 500, cast: "UNSIGNED" },
-    { tv: "color", op: "=", value: "red" },
-  ],
-  tv_order: [{ tv: "price", dir: "desc", cast: "DECIMAL(10,2)" }],
-  limit: 20,
-};
+/** How a developer reads a numeral on one engine, in SQL written by hand. */
+interface HandNumerals {
+  integerOf(value: string): string;
+  decimalOf(value: string): string;
+  /** The placeholder of the nth parameter (from 1). */
+  param(n: number): string;
+}
 
-/** The same search as a developer would write it for each engine, columns and all. */
+/** A search as the tool is asked it, and as a developer would write it for each engine. */
+interface Search {
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+  readonly params: (string | number)[];
+  /** The conditions and order after the two joins (`p` price, `k` colour). */
+  readonly sql: (n: HandNumerals) => string;
+}
+
+const SEARCHES: Search[] = [
+  {
+    // The project's catalogue: two TV filters (one under a cast), a TV order under a cast.
+    name: "catalogue",
+    args: {
+      tv_filters: [
+        { tv: "price", op: ">=", value: 500, cast: "UNSIGNED" },
+        { tv: "color", op: "=", value: "red" },
+      ],
+      tv_order: [{ tv: "price", dir: "desc", cast: "DECIMAL(10,2)" }],
+      limit: 20,
+    },
+    params: [500, "red"],
+    sql: (n) =>
+      `WHERE c.deleted = 0 AND ${n.integerOf("p.value")} >= ${n.param(1)} AND k.value = ${n.param(2)}
+       ORDER BY ${n.decimalOf("p.value")} DESC, c.id LIMIT 21`,
+  },
+  {
+    // Shaped like a shop's listing: a price range under a cast, a colour list, cheapest first.
+    name: "shop",
+    args: {
+      tv_filters: [
+        { tv: "price", op: ">=", value: 200, cast: "UNSIGNED" },
+        { tv: "price", op: "<=", value: 800, cast: "UNSIGNED" },
+        { tv: "color", op: "in", value: ["red", "blue"] },
+      ],
+      tv_order: [{ tv: "price", dir: "asc", cast: "DECIMAL(10,2)" }],
+      limit: 20,
+    },
+    params: [200, 800, "red", "blue"],
+    sql: (n) =>
+      `WHERE c.deleted = 0 AND ${n.integerOf("p.value")} BETWEEN ${n.param(1)} AND ${n.param(2)}
+       AND k.value IN (${n.param(3)}, ${n.param(4)})
+       ORDER BY ${n.decimalOf("p.value")} ASC, c.id LIMIT 21`,
+  },
+];
+
 const COLUMNS =
   "c.id, c.parent, c.pagetitle, c.longtitle, c.description, c.alias, c.published, c.deleted, c.hidemenu, c.menuindex, c.template, c.createdon, c.editedon, c.pub_date, c.unpub_date, c.isfolder, c.type";
-const handWritten = (
-  prefix: string,
-  integerOf: (value: string) => string,
-  decimalOf: (value: string) => string,
-  [price, color] = ["?", "?"],
-) => `
-  SELECT ${COLUMNS} FROM ${prefix}site_content c
-  JOIN ${prefix}site_tmplvar_contentvalues p ON p.contentid = c.id AND p.tmplvarid = ${DEMO_TVS.price}
-  JOIN ${prefix}site_tmplvar_contentvalues k ON k.contentid = c.id AND k.tmplvarid = ${DEMO_TVS.color}
-  WHERE c.deleted = 0 AND ${integerOf("p.value")} >= ${price} AND k.value = ${color}
-  ORDER BY ${decimalOf("p.value")} DESC, c.id LIMIT 21`;
+const handWritten = (search: Search, numerals: HandNumerals) => `
+  SELECT ${COLUMNS} FROM ${PREFIX}site_content c
+  JOIN ${PREFIX}site_tmplvar_contentvalues p ON p.contentid = c.id AND p.tmplvarid = ${DEMO_TVS.price}
+  JOIN ${PREFIX}site_tmplvar_contentvalues k ON k.contentid = c.id AND k.tmplvarid = ${DEMO_TVS.color}
+  ${search.sql(numerals)}`;
 
 async function drop(spec: string): Promise<void> {
   const { db } = openDatabase(spec, { prefix: PREFIX });
@@ -59,18 +98,22 @@ async function drop(spec: string): Promise<void> {
 
 async function fill(spec: string): Promise<void> {
   await drop(spec);
-  const { db } = openDatabase(spec, { prefix: PREFIX });
-  await generateDemo(db, PREFIX, DOCS);
-  await db.destroy();
+  const database = openDatabase(spec, { prefix: PREFIX });
+  await generateDemo(database, PREFIX, DOCS);
+  await database.db.destroy();
 }
 
-async function mcpCaller(port: number, name: string): Promise<() => Promise<unknown>> {
+async function mcpCaller(
+  port: number,
+  name: string,
+  search: Search,
+): Promise<() => Promise<unknown>> {
   const client = new Client({ name: "bench", version: "1" });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp/${name}`)),
   );
   return async () => {
-    const result = await client.callTool({ name: "evo.content.search", arguments: SEARCH });
+    const result = await client.callTool({ name: "evo.content.search", arguments: search.args });
     if (result.isError) throw new Error(JSON.stringify(result.content));
   };
 }
@@ -90,24 +133,26 @@ async function answers(pool: {
   }
 }
 
+type DirectCaller = (search: Search) => Promise<() => Promise<unknown>>;
+
 async function main(): Promise<void> {
   const sqliteFile = join(mkdtempSync(join(tmpdir(), "mcp-broker-bench-emcp-")), "evo.sqlite");
-  const engines: { name: string; spec: string; direct: () => Promise<() => Promise<unknown>> }[] = [
+  const engines: { name: string; spec: string; direct: DirectCaller }[] = [
     {
       name: "sqlite",
       spec: `sqlite:${sqliteFile}`,
-      direct: async () => {
+      direct: async (search) => {
         const statement = new Database(sqliteFile, { readonly: true }).prepare(
-          handWritten(
-            PREFIX,
-            (v) => `CAST(${v} AS INTEGER)`,
-            (v) => `CAST(${v} AS REAL)`,
-          ),
+          handWritten(search, {
+            integerOf: (v) => `CAST(${v} AS INTEGER)`,
+            decimalOf: (v) => `CAST(${v} AS REAL)`,
+            param: () => "?",
+          }),
         );
         // Synchronous: yield after each call, or the MCP client's idle keep-alive socket,
         // closed by the server meanwhile, is only noticed when the next call is sent on it.
         return async () => {
-          statement.all(500, "red");
+          statement.all(...search.params);
           await new Promise((resolve) => setImmediate(resolve));
         };
       },
@@ -117,14 +162,14 @@ async function main(): Promise<void> {
     engines.push({
       name: "mariadb",
       spec: MARIADB,
-      direct: async () => {
+      direct: async (search) => {
         const pool = createPool({ uri: MARIADB, connectionLimit: 1 });
-        const query = handWritten(
-          PREFIX,
-          (v) => `CAST(${v} AS UNSIGNED)`,
-          (v) => `CAST(${v} AS DECIMAL(10,2))`,
-        );
-        return async () => pool.execute(query, [500, "red"]);
+        const query = handWritten(search, {
+          integerOf: (v) => `CAST(${v} AS UNSIGNED)`,
+          decimalOf: (v) => `CAST(${v} AS DECIMAL(10,2))`,
+          param: () => "?",
+        });
+        return async () => pool.execute(query, search.params);
       },
     });
   }
@@ -135,18 +180,18 @@ async function main(): Promise<void> {
     engines.push({
       name: "postgres",
       spec: POSTGRES,
-      direct: async () => {
+      direct: async (search) => {
         const pool = new pg.Pool({ connectionString: POSTGRES, max: 1 });
-        const query = handWritten(
-          PREFIX,
-          (v) => `trunc(${numeral(v)})`,
-          (v) => `round(${numeral(v)}, 2)`,
-          ["$1", "$2"],
-        );
-        return async () => pool.query(query, [500, "red"]);
+        const query = handWritten(search, {
+          integerOf: (v) => `trunc(${numeral(v)})`,
+          decimalOf: (v) => `round(${numeral(v)}, 2)`,
+          param: (n) => `$${n}`,
+        });
+        return async () => pool.query(query, search.params);
       },
     });
   }
+  if (ONLY) engines.splice(0, engines.length, ...engines.filter((e) => ONLY.includes(e.name)));
   const filled: Record<string, number> = {};
   for (const engine of engines) {
     const t = performance.now();
@@ -162,30 +207,33 @@ async function main(): Promise<void> {
 
   const lines = [
     `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-    `evo.content.search, ${DOCS} documents: ${JSON.stringify(SEARCH)}. p50 of ${CALLS} sequential calls, best of ${ROUNDS} interleaved rounds.`,
+    `evo.content.search, ${DOCS} documents. p50 of ${CALLS} sequential calls, best of ${ROUNDS} interleaved rounds.`,
+    ...SEARCHES.map((search) => `- ${search.name}: ${JSON.stringify(search.args)}`),
     "",
-    "| engine | hand-written SQL, driver p50 ms | /mcp/<name> p50 ms | ratio | p99 ms (driver / broker) | demo fill s |",
-    "| --- | ---: | ---: | ---: | --- | ---: |",
+    "| engine | search | hand-written SQL, driver p50 ms | /mcp/<name> p50 ms | ratio | p99 ms (driver / broker) | demo fill s |",
+    "| --- | --- | ---: | ---: | ---: | --- | ---: |",
   ];
   for (const engine of engines) {
-    const direct = await engine.direct();
-    const viaBroker = await mcpCaller(port, engine.name);
-    await sequential(direct, 20);
-    await sequential(viaBroker, 20);
-    const best = {
-      direct: { p50: Infinity, p99: Infinity },
-      broker: { p50: Infinity, p99: Infinity },
-    };
-    for (let round = 0; round < ROUNDS; round++) {
-      const d = await sequential(direct, CALLS);
-      const b = await sequential(viaBroker, CALLS);
-      if (d.p50 < best.direct.p50) best.direct = d;
-      if (b.p50 < best.broker.p50) best.broker = b;
+    for (const search of SEARCHES) {
+      const direct = await engine.direct(search);
+      const viaBroker = await mcpCaller(port, engine.name, search);
+      await sequential(direct, 20);
+      await sequential(viaBroker, 20);
+      const best = {
+        direct: { p50: Infinity, p99: Infinity },
+        broker: { p50: Infinity, p99: Infinity },
+      };
+      for (let round = 0; round < ROUNDS; round++) {
+        const d = await sequential(direct, CALLS);
+        const b = await sequential(viaBroker, CALLS);
+        if (d.p50 < best.direct.p50) best.direct = d;
+        if (b.p50 < best.broker.p50) best.broker = b;
+      }
+      const f = (n: number) => n.toFixed(3);
+      lines.push(
+        `| ${engine.name} | ${search.name} | ${f(best.direct.p50)} | ${f(best.broker.p50)} | ${(best.broker.p50 / best.direct.p50).toFixed(2)} | ${f(best.direct.p99)} / ${f(best.broker.p99)} | ${filled[engine.name]!.toFixed(1)} |`,
+      );
     }
-    const f = (n: number) => n.toFixed(3);
-    lines.push(
-      `| ${engine.name} | ${f(best.direct.p50)} | ${f(best.broker.p50)} | ${(best.broker.p50 / best.direct.p50).toFixed(2)} | ${f(best.direct.p99)} / ${f(best.broker.p99)} | ${filled[engine.name]!.toFixed(1)} |`,
-    );
   }
   console.log(lines.join("\n"));
   for (const engine of engines.filter((e) => e.name !== "sqlite")) await drop(engine.spec);

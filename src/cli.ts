@@ -160,11 +160,11 @@ program
     const spec = /^(sqlite:|mysql:|postgres(ql)?:)/.test(database)
       ? database
       : `sqlite:${database}`;
-    const { db } = openDatabase(spec, { prefix: opts.prefix });
+    const opened = openDatabase(spec, { prefix: opts.prefix });
     try {
-      await generateDemo(db, opts.prefix, Number(opts.docs));
+      await generateDemo(opened, opts.prefix, Number(opts.docs));
     } finally {
-      await db.destroy();
+      await opened.db.destroy();
     }
     process.stdout.write(`${database}: ${opts.docs} documents written\n`);
   });

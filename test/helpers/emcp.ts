@@ -30,9 +30,9 @@ export async function demoEngines(tag: string): Promise<DemoEngines> {
     prefix,
     async load(docs) {
       for (const [, url] of engines) {
-        const { db } = openDatabase(url, { prefix });
-        await generateDemo(db, prefix, docs);
-        await db.destroy();
+        const database = openDatabase(url, { prefix });
+        await generateDemo(database, prefix, docs);
+        await database.db.destroy();
       }
     },
     async drop() {

@@ -117,9 +117,9 @@ describe("a source of every kind that fails at start", () => {
       stdio: "ignore",
     });
     const partial = `${database}.partial`;
-    const { db } = openDatabase(`sqlite:${partial}`);
-    await generateDemo(db, "evo_", 20);
-    await db.destroy();
+    const opened = openDatabase(`sqlite:${partial}`);
+    await generateDemo(opened, "evo_", 20);
+    await opened.db.destroy();
     renameSync(partial, database);
     mkdirSync(workdir);
     renameSync(join(dir, "router.wasm.later"), component);

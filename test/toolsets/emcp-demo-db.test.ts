@@ -38,9 +38,10 @@ async function digest(spec: string, prefix: string): Promise<Record<string, stri
 }
 
 async function generate(spec: string, prefix: string, docs = DOCS): Promise<void> {
-  const { db } = openDatabase(spec, { prefix });
+  const database = openDatabase(spec, { prefix });
+  const { db } = database;
   try {
-    await generateDemo(db, prefix, docs);
+    await generateDemo(database, prefix, docs);
   } finally {
     await db.destroy();
   }

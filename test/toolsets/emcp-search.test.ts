@@ -211,6 +211,35 @@ describe("evo.content.search", () => {
     }
   });
 
+  it("a price range, a colour list and a price order select and order what they mean", async () => {
+    const cents = (v: string | undefined) =>
+      v !== undefined && /^[0-9]{1,18}(\.[0-9]+)?$/.test(v)
+        ? Math.round(Number(v) * 100)
+        : undefined;
+    const price = (id: number) => cents(tvValues.get(DEMO_TVS.price)!.get(id))!;
+    const shop = live()
+      .filter((d) => {
+        const p = cents(tvValues.get(DEMO_TVS.price)?.get(d.id));
+        const color = tvValues.get(DEMO_TVS.color)?.get(d.id);
+        return p !== undefined && p >= 20_000 && p < 80_100 && ["red", "blue"].includes(color!);
+      })
+      .map((d) => d.id)
+      .sort((a, b) => price(a) - price(b) || a - b);
+    expect(shop.length).toBeGreaterThan(3);
+    for (const [engine] of engines) {
+      expect(
+        await ids(engine, {
+          tv_filters: [
+            { tv: "price", op: ">=", value: 200, cast: "UNSIGNED" },
+            { tv: "color", op: "in", value: ["red", "blue"] },
+            { tv: "price", op: "<=", value: 800, cast: "UNSIGNED" },
+          ],
+          tv_order: [{ tv: "price", dir: "asc", cast: "DECIMAL(10,2)" }],
+        }),
+      ).toEqual(shop.slice(0, 100));
+    }
+  });
+
   it("reads only plain numerals as numbers, the same way on every engine", async () => {
     const rating = (op: string, value: number, cast: string) => ({
       tv_filters: [{ tv: "rating", op, value, cast }],

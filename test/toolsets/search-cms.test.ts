@@ -17,8 +17,9 @@ let sample: { id: number; pagetitle: string; alias: string };
 
 beforeAll(async () => {
   demo = await demoEngines("srch");
-  const { db } = openDatabase(demo.sqlite, { prefix: demo.prefix });
-  await generateDemo(db, demo.prefix, 60);
+  const database = openDatabase(demo.sqlite, { prefix: demo.prefix });
+  const { db } = database;
+  await generateDemo(database, demo.prefix, 60);
   await db
     .updateTable("site_content")
     .set({ pagetitle: "Lighthouse keepers of Finisterre", editedon: 1_700_000_000 })

@@ -1,9 +1,11 @@
-import type { Insertable, Kysely } from "kysely";
-import type {
-  EvoDatabase,
-  SiteContent,
-  SiteContentClosure,
-  SiteTmplvarContentvalue,
+import { sql, type Insertable, type Kysely } from "kysely";
+import type { OpenedDatabase } from "../open-database.js";
+import {
+  EVO_TABLES,
+  type EvoDatabase,
+  type SiteContent,
+  type SiteContentClosure,
+  type SiteTmplvarContentvalue,
 } from "../schema.js";
 import { createTables } from "./create-tables.js";
 import { SeededRandom } from "./random.js";
@@ -43,9 +45,11 @@ export const DEMO_TVS = {
  * closure table, templates, TVs with numeric, date and text values, TagSaver
  * tags, and users whose password and token columns are filled (so redaction
  * can be proven). Deterministic for a given `docs`; the same on every engine.
+ * Ends by gathering the engine's statistics, so the first searches are
+ * planned for the data that is there, not for empty tables.
  */
 export async function generateDemo(
-  db: Kysely<EvoDatabase>,
+  { db, engine }: OpenedDatabase,
   prefix: string,
   docs: number,
 ): Promise<void> {
@@ -75,6 +79,19 @@ export async function generateDemo(
       ),
     );
   });
+  await gatherStatistics(db, engine);
+}
+
+/**
+ * Without statistics, PostgreSQL plans a search over 100,000 fresh rows as if
+ * the tables were small (until autovacuum gets to them), and SQLite cannot
+ * tell one TV's values from another's.
+ */
+async function gatherStatistics(db: Kysely<EvoDatabase>, engine: OpenedDatabase["engine"]) {
+  const tables = sql.join(EVO_TABLES.map((table) => sql.table(table)));
+  if (engine === "sqlite") await sql`analyze`.execute(db);
+  else if (engine === "postgres") await sql`analyze ${tables}`.execute(db);
+  else await sql`analyze table ${tables}`.execute(db);
 }
 
 function documents(random: SeededRandom, count: number): Insertable<EvoDatabase["site_content"]>[] {

@@ -30,3 +30,5 @@ export const NUMERAL = {
   signed: "-?[0-9]{1,18}([.][0-9]+)?",
   unsigned: "[0-9]{1,18}([.][0-9]+)?",
 } as const;
+/** NUMERAL's bound on integer digits, for an engine that checks it apart from the pattern. */
+export const NUMERAL_DIGITS = 18;

@@ -1,10 +1,10 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from "kysely";
 import type { TvCast } from "../tools/tv-cast.js";
-import { NUMERAL } from "./engine-sql.js";
 
 /** How an engine tests a numeral and reads its value, for `guardedNumber`. */
 export interface NumeralSql {
-  matches(text: Expression<string | null>, pattern: string): RawBuilder<SqlBool>;
+  /** Whether `text` is a numeral (NUMERAL): a signed one, or an unsigned one. */
+  isNumeral(text: Expression<string | null>, signed: boolean): RawBuilder<SqlBool>;
   /** A matched numeral truncated toward zero. */
   integerOf(text: Expression<string | null>): RawBuilder<number>;
   /** A matched numeral rounded half away from zero to `scale` places. */
@@ -21,10 +21,10 @@ export function guardedNumber(
   cast: TvCast,
 ): RawBuilder<number | null> {
   if (cast.type !== "DECIMAL") {
-    const numeral = cast.type === "UNSIGNED" ? NUMERAL.unsigned : NUMERAL.signed;
-    return sql`case when ${engine.matches(text, numeral)} then ${engine.integerOf(text)} end`;
+    const signed = cast.type === "SIGNED";
+    return sql`case when ${engine.isNumeral(text, signed)} then ${engine.integerOf(text)} end`;
   }
   const rounded = engine.decimalOf(text, cast.scale);
   const limit = sql.lit(10 ** (cast.precision - cast.scale));
-  return sql`case when ${engine.matches(text, NUMERAL.signed)} then case when abs(${rounded}) < ${limit} then ${rounded} end end`;
+  return sql`case when ${engine.isNumeral(text, true)} then case when abs(${rounded}) < ${limit} then ${rounded} end end`;
 }

@@ -1,10 +1,11 @@
 import { sql } from "kysely";
-import type { EngineSql } from "./engine-sql.js";
+import { NUMERAL, type EngineSql } from "./engine-sql.js";
 import { guardedNumber, type NumeralSql } from "./guarded-number.js";
 
 /** `$` in REGEXP also matches before a final newline: `\z` ends the pattern. */
 const numerals: NumeralSql = {
-  matches: (text, pattern) => sql`${text} regexp ${`^${pattern}\\z`}`,
+  isNumeral: (text, signed) =>
+    sql`${text} regexp ${`^${signed ? NUMERAL.signed : NUMERAL.unsigned}\\z`}`,
   integerOf: (text) => sql`cast(${text} as signed)`,
   decimalOf: (text, scale) => sql`cast(${text} as decimal(65, ${sql.lit(scale)}))`,
 };

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { SelectQueryBuilder } from "kysely";
+import { sql, type SelectQueryBuilder } from "kysely";
 import type { CmsDatabase } from "../cms-database.js";
 import { itemColumns, toItems, type ItemRow } from "../items.js";
 import type { EvoDatabase } from "../schema.js";
@@ -41,7 +41,8 @@ export async function listDocuments(
     query.tree ? documents.innerJoin(query.tree, "tree.id", "site_content.id") : documents
   ) as ContentQuery;
   const narrowed = (query.where ?? ((q) => q))(
-    joined.where("site_content.deleted", "=", query.deleted ? 1 : 0),
+    // A literal, not a bound value: see tvConditions.
+    joined.where("site_content.deleted", "=", sql.lit(query.deleted ? 1 : 0)),
   );
   const selected = narrowed.select(
     itemColumns(args).map((c) => `site_content.${c}` as const),

@@ -66,32 +66,37 @@ export async function tvConditions(
     ...filters.map((f) => ({ name: f.tv, what: `${f.where}.tv` })),
     ...orders.map((o, i) => ({ name: o.tv, what: `tv_order[${i}].tv` })),
   ]);
-  // Each filter joins its TV's value row; an order reuses a filter's join of the same TV, or
-  // joins its own. Evolution keeps one row per (tmplvarid, contentid), so no join repeats a document.
-  type Join = { alias: string; tv: TvDefinition; inner: boolean };
-  const joins: Join[] = filters.map((f, i) => ({
-    alias: `tv_filter_${i}`,
-    tv: tvs.get(f.tv)!,
+  // Each filter joins its TV's value row, or shares the join of an earlier filter on the same
+  // TV when both drop documents without a value (a price range: one join, two conditions); an
+  // order reuses a filter's join of the same TV, or joins its own. Evolution keeps one row
+  // per (tmplvarid, contentid), so no join repeats a document.
+  type Join = { alias: string; tv: TvDefinition; inner: boolean; rank: number };
+  const joins: Join[] = [];
+  const filterJoins = filters.map((f, i) => {
     // Without a default only `null` can pass a document without a value: the others may drop it.
-    inner: !f.useDefault && f.op !== "null",
-  }));
-  const orderJoins = orders.map((o, i) => {
-    const shared = joins.find((j) => j.tv.name === o.tv);
-    if (shared) return shared;
-    const own = { alias: `tv_order_${i}`, tv: tvs.get(o.tv)!, inner: false };
+    const inner = !f.useDefault && f.op !== "null";
+    // Joined first: the filters that compare text as it is, then those under a cast, then the
+    // rest. Where the planner cannot tell the filters apart (SQLite, one index for every TV),
+    // it follows this order: a cast numeral, checked per row, is then checked only for the
+    // documents the plain filters left, not for every document with a value.
+    const rank = inner ? (f.cast ? 1 : 0) : 2;
+    const shared = inner && joins.find((j) => j.inner && j.tv.name === f.tv);
+    if (shared) {
+      shared.rank = Math.min(shared.rank, rank);
+      return shared;
+    }
+    const own = { alias: `tv_filter_${i}`, tv: tvs.get(f.tv)!, inner, rank };
     joins.push(own);
     return own;
   });
-  // Joined first: the filters that compare text as it is, then those under a cast, then the
-  // rest. Where the planner cannot tell the filters apart (SQLite, one index for every TV),
-  // it follows this order: a cast numeral, checked per row, is then checked only for the
-  // documents the plain filters left, not for every document with a value.
-  const rank = (join: Join) => {
-    const filter = filters[joins.indexOf(join)];
-    if (!join.inner || filter === undefined) return 2;
-    return filter.cast ? 1 : 0;
-  };
-  const joinOrder = [...joins].sort((a, b) => rank(a) - rank(b));
+  const orderJoins = orders.map((o, i) => {
+    const shared = joins.find((j) => j.tv.name === o.tv);
+    if (shared) return shared;
+    const own = { alias: `tv_order_${i}`, tv: tvs.get(o.tv)!, inner: false, rank: 2 };
+    joins.push(own);
+    return own;
+  });
+  const joinOrder = [...joins].sort((a, b) => a.rank - b.rank);
   const textOf = (join: Join, useDefault: boolean) =>
     withTvDefault(sql.ref(`${join.alias}.value`), join.tv, useDefault);
   return {
@@ -101,7 +106,9 @@ export async function tvConditions(
       for (const { alias, tv, inner } of joinOrder) {
         // The alias is made here, so the typed builder cannot name it: the join is written out.
         const table = sql<TvRow>`${sql.table("site_tmplvar_contentvalues")}`.as(alias);
-        const on = sql<SqlBool>`${sql.ref(`${alias}.contentid`)} = ${sql.ref("site_content.id")} and ${sql.ref(`${alias}.tmplvarid`)} = ${tv.id}`;
+        // The TV id (an integer the database gave) is written as a literal: SQLite plans a
+        // bound `?` blind and, with statistics, would then scan every document first.
+        const on = sql<SqlBool>`${sql.ref(`${alias}.contentid`)} = ${sql.ref("site_content.id")} and ${sql.ref(`${alias}.tmplvarid`)} = ${sql.lit(tv.id)}`;
         joined = (inner
           ? joined.innerJoin(table, (join) => join.on(on))
           : joined.leftJoin(table, (join) => join.on(on))) as unknown as ContentQuery;
@@ -109,8 +116,7 @@ export async function tvConditions(
       return joined.where((eb) =>
         eb.and(
           filters.map((f, i) => {
-            // The filters' joins come first, in filter order.
-            const text = textOf(joins[i]!, f.useDefault);
+            const text = textOf(filterJoins[i]!, f.useDefault);
             const expr = f.cast ? cms.sql.numberOf(text, f.cast) : text;
             const type = f.cast ? "number" : "exact-text";
             return comparison(eb, cms.sql, { expr, type }, f.op, f.value, f.where);
