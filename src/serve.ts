@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
 import { serve as listen, type ServerType } from "@hono/node-server";
-import { TokenBook } from "./auth/token-book.js";
+import { credentialsOf } from "./auth/credentials.js";
 import { Broker } from "./broker/broker.js";
 import type { Logger } from "./contract/log.js";
 import { loadConfig } from "./config/load.js";
@@ -33,11 +33,11 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
   const { log } = options;
   let config = await loadConfig(options.configFile, ConfigSchema);
   const broker = await Broker.start(config, { log, ignoreBroken: options.ignoreBroken });
-  let tokens = new TokenBook(config.auth?.tokens ?? [], options.secret);
+  let credentials = credentialsOf(config.auth, options.secret);
   const { app, closeSessions } = createHttpApp({
     broker,
     log,
-    tokens: () => tokens,
+    credentials: () => credentials,
     hosts: allowedHosts(options.host, config, log),
     stateless: config.http?.stateless === true,
     resumable: config.http?.resumable === true,
@@ -65,8 +65,9 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
       host: options.host,
       port,
       tools: broker.tree().tools().length,
-      auth: tokens.required ? "on" : "off",
-      tokens: tokens.size,
+      auth: credentials.required ? "on" : "off",
+      tokens: credentials.tokens.size,
+      ...(credentials.oauth ? { oauth_issuer: credentials.oauth.settings.issuer } : {}),
     },
     "listening",
   );
@@ -76,7 +77,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
         const next = await loadConfig(options.configFile, ConfigSchema);
         await broker.reload(next);
         config = next;
-        tokens = new TokenBook(next.auth?.tokens ?? [], options.secret);
+        credentials = credentialsOf(next.auth, options.secret, credentials);
       })
     : undefined;
 

@@ -109,10 +109,13 @@ function nodeSchema(source: z.ZodType<SourceConfig>): z.ZodType<NodeConfig> {
   return node;
 }
 
+/** A broker scope: ACTION:PATH-GLOB. */
+export const SCOPE_PATTERN = /^(tree|describe|call|register|admin|\*):\/\S*$/;
+
 const ScopeSchema = z
   .string()
   .regex(
-    /^(tree|describe|call|register|admin|\*):\/\S*$/,
+    SCOPE_PATTERN,
     'a scope is ACTION:PATH-GLOB, ACTION one of tree, describe, call, register, admin or *, such as "call:/cms/**"',
   );
 
@@ -127,7 +130,84 @@ export const TokenEntrySchema = z.strictObject({
   scopes: z.array(ScopeSchema).min(1),
 });
 
-const AuthSchema = z.strictObject({ tokens: z.array(TokenEntrySchema).min(1) });
+/** Signature algorithms a token may use: asymmetric only, so no key can double as an HMAC secret. */
+export const OAUTH_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+] as const;
+
+const OAuthSchema = z
+  .strictObject({
+    issuer: z
+      .url({ protocol: /^https?$/ })
+      .describe(
+        "The authorization server, exactly as its tokens' `iss` says; its keys are found through its metadata (RFC 8414, or OpenID discovery).",
+      ),
+    audience: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .describe(
+        "What a token's `aud` must hold (one of, for a list): the broker's resource URL (RFC 8707, such as https://broker.example.com/mcp), or what the provider writes there instead (Entra: the application ID URI api://…; Keycloak: the client an audience mapper adds).",
+      ),
+    resource: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        "The broker's public base URL, as clients reach it (https://broker.example.com): the `resource` of its protected resource metadata. Default: the origin a request came to.",
+      ),
+    jwks_url: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        "The issuer's JSON Web Key Set, where its metadata does not say or should not be asked.",
+      ),
+    scopes_claim: z
+      .string()
+      .regex(/^[A-Za-z0-9_:.-]+$/)
+      .optional()
+      .describe(
+        "The claim holding the token's scopes, a dotted path for a nested one (realm_access.roles); a space-separated string or an array. Default: `scope`, else `scp`.",
+      ),
+    scope_map: z
+      .record(z.string().min(1), z.array(ScopeSchema).min(1))
+      .optional()
+      .describe(
+        'The broker scopes each token scope grants: {"mcp:cms": ["call:/cms/**", "tree:/cms/**"]}. A token scope written as ACTION:GLOB grants itself; any other is ignored.',
+      ),
+    algorithms: z
+      .array(z.enum(OAUTH_ALGORITHMS))
+      .min(1)
+      .optional()
+      .describe(
+        "The signature algorithms accepted; default every one listed here (never none or HS*).",
+      ),
+    clock_skew_s: z
+      .number()
+      .min(0)
+      .max(300)
+      .optional()
+      .describe("How far `exp` and `nbf` may be off the broker's clock; default 30."),
+  })
+  .describe(
+    "Bearer JWTs from an OAuth 2.1 authorization server, beside (or instead of) static tokens.",
+  );
+export type OAuthConfig = z.infer<typeof OAuthSchema>;
+
+const AuthSchema = z
+  .strictObject({
+    tokens: z.array(TokenEntrySchema).min(1).optional(),
+    oauth: OAuthSchema.optional(),
+  })
+  .refine((auth) => auth.tokens !== undefined || auth.oauth !== undefined, {
+    message: "auth needs tokens, oauth or both",
+  });
 
 const RateLimitSchema = z.strictObject({
   token: z.string().min(1).describe('A token id, or "*" for every caller.'),
@@ -351,7 +431,7 @@ export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]
     timeout: z.number().positive().optional().describe("Default seconds per call; 60 if unset."),
     render_mode: z.enum(RENDER_MODES).optional().describe("Default for every tool; mcp if unset."),
     auth: AuthSchema.optional().describe(
-      "Tokens with scopes. Without it (and without a SECRET on the command line) nothing is asked.",
+      "Static tokens with scopes, and/or OAuth 2.1 bearer JWTs. Without it (and without a SECRET on the command line) nothing is asked.",
     ),
     limits: LimitsSchema.optional(),
     rate_limits: z.array(RateLimitSchema).optional(),

@@ -46,6 +46,33 @@ describe("config", () => {
     expect(found.join("\n")).toMatch(/\$\.expose: .*"meta"/);
   });
 
+  it("says what is wrong with an OAuth section", () => {
+    const oauth = {
+      issuer: "https://idp.example.com/realms/a",
+      audience: "https://b.example.com/mcp",
+    };
+    expect(parse({ tree: [], auth: { oauth } }).auth?.oauth?.issuer).toBe(oauth.issuer);
+    expect(problems({ tree: [], auth: {} }).join()).toMatch(
+      /\$\.auth: auth needs tokens, oauth or both/,
+    );
+    const found = problems({
+      tree: [],
+      auth: {
+        oauth: {
+          ...oauth,
+          issuer: "ftp://idp.example.com",
+          algorithms: ["HS256"],
+          scope_map: { read: ["read:/**"] },
+          clock_skew_s: 3600,
+        },
+      },
+    }).join("\n");
+    expect(found).toMatch(/\$\.auth\.oauth\.issuer/);
+    expect(found).toMatch(/\$\.auth\.oauth\.algorithms\[0\]: .*RS256/);
+    expect(found).toMatch(/\$\.auth\.oauth\.scope_map\.read\[0\]: a scope is ACTION:PATH-GLOB/);
+    expect(found).toMatch(/\$\.auth\.oauth\.clock_skew_s/);
+  });
+
   it("refuses unknown keys, so a typo is not a silent default", () => {
     expect(problems({ tree: [{ path: "/a", sumary: "x" }] }).join()).toMatch(
       /\$\.tree\[0\].*sumary/,

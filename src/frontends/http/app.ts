@@ -4,7 +4,7 @@ import type { Broker } from "../../broker/broker.js";
 import { asBrokerError, BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
 import type { Principal } from "../../contract/router.js";
-import type { ExposeMode } from "../../config/schema.js";
+import type { ExposeMode, ScopeAction } from "../../config/schema.js";
 import { createMcpServer } from "../mcp/create-server.js";
 import { HttpSessions } from "../mcp/http-sessions.js";
 import { DEFAULT_SESSION_LIMITS, SessionBook, type SessionLimits } from "../mcp/session-book.js";
@@ -23,7 +23,8 @@ import { metaRoutes } from "../rest/meta-routes.js";
 import { rpcRoutes } from "../rpc/rpc-route.js";
 import { REST_STATUS } from "../rest/status.js";
 import { allows } from "../../auth/scopes.js";
-import type { TokenBook } from "../../auth/token-book.js";
+import type { Credentials } from "../../auth/credentials.js";
+import { ProtectedResource, RESOURCE_METADATA_PATH } from "../../auth/oauth/protected-resource.js";
 import { tokenAuth, type AuthEnv } from "./token-auth/index.js";
 import { hostGuard, type HostGuardOptions } from "./host-guard/index.js";
 import { bodyLimit, declaresLength } from "./body-limit/index.js";
@@ -36,7 +37,7 @@ export interface HttpAppOptions {
   readonly log: Logger;
   readonly expose: () => ExposeMode;
   /** The tokens callers must present on every endpoint but `/healthz`; none: nothing asked. */
-  readonly tokens: () => TokenBook;
+  readonly credentials: () => Credentials;
   readonly maxRequestBytes?: number;
   /** MCP endpoints without sessions, for load-balanced instances. */
   readonly stateless?: boolean;
@@ -97,8 +98,39 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     // The rest of an oversized body is never read, so the connection cannot be reused.
     if (e.kind === "too_large") c.header("Connection", "close");
     if (e.kind === "rate_limited") c.header("Retry-After", String(e.details?.retry_after_s ?? 1));
+    const oauth = options.credentials().oauth;
+    const scope = e.details?.scope;
+    if (e.kind === "forbidden" && oauth && typeof scope === "string") {
+      // A step-up challenge: the client may ask the authorization server for these scopes.
+      const at = scope.indexOf(":");
+      c.header(
+        "WWW-Authenticate",
+        oauth.resource.stepUp(
+          new URL(c.req.url).origin,
+          c.req.path,
+          scope.slice(0, at) as ScopeAction,
+          scope.slice(at + 1),
+        ),
+      );
+    }
     return c.json({ error: e.toJSON() }, REST_STATUS[e.kind]);
   });
+  // The protected resource metadata (RFC 9728) is for anyone: it says where to get a token.
+  const resourceMetadata = (c: Context<AuthEnv>) => {
+    const oauth = options.credentials().oauth;
+    const path = c.req.path.slice(RESOURCE_METADATA_PATH.length);
+    if (!oauth || (path !== "" && ProtectedResource.pathOf(path) === "")) {
+      throw new BrokerError(
+        "not_found",
+        oauth
+          ? `no protected resource ${path}: the resources are the broker (${RESOURCE_METADATA_PATH}) and its MCP endpoints (${RESOURCE_METADATA_PATH}/mcp, …/mcp/<source>)`
+          : "this broker takes no OAuth tokens (auth.oauth is not configured)",
+      );
+    }
+    c.header("Cache-Control", "max-age=300");
+    c.header("Access-Control-Allow-Origin", "*");
+    return c.json(oauth.resource.metadata(new URL(c.req.url).origin, path));
+  };
   app.notFound((c) =>
     c.json(
       {
@@ -123,10 +155,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
 
   app.use("*", hostGuard(options.hosts));
+  app.get(RESOURCE_METADATA_PATH, resourceMetadata);
+  app.get(`${RESOURCE_METADATA_PATH}/*`, resourceMetadata);
   app.use(
     "*",
     tokenAuth({
-      tokens: options.tokens,
+      credentials: options.credentials,
       log,
       refused: (reason) => broker.metrics.tokenRefused(reason),
     }),
@@ -246,6 +280,7 @@ function needsAdmin(principal: Principal, path: string, what: string, hint = "")
     throw new BrokerError(
       "forbidden",
       `token "${principal.id}" may not read ${what}: it needs an admin scope${hint}`,
+      { path, token: principal.id, scope: `admin:${path}` },
     );
   }
 }

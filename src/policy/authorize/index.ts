@@ -43,7 +43,7 @@ export function authorize(): Link {
       throw new BrokerError(
         "forbidden",
         `token "${principal.id}" may not ${what} ${request.path}: no ${action} scope ${reach ? "reaches" : "matches"} it`,
-        { path: request.path, token: principal.id },
+        { path: request.path, token: principal.id, scope: `${action}:${request.path}` },
       );
     }
     return next(request);

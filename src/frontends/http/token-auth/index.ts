@@ -2,20 +2,27 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { HttpBindings } from "@hono/node-server";
-import { EVERYONE, type TokenBook } from "../../../auth/token-book.js";
+import type { Credentials } from "../../../auth/credentials.js";
+import { EVERYONE } from "../../../auth/token-book.js";
 import type { Logger } from "../../../contract/log.js";
 import type { Principal } from "../../../contract/router.js";
 import { REST_STATUS } from "../../rest/status.js";
 
-/** Every route's environment: the caller's principal, and Node's request and response. */
-export type AuthEnv = { Variables: { principal: Principal }; Bindings: HttpBindings };
+/**
+ * Every route's environment: the caller's principal, why a token was refused
+ * (for the log), and Node's request and response.
+ */
+export type AuthEnv = {
+  Variables: { principal: Principal; refusal: string };
+  Bindings: HttpBindings;
+};
 
 /** Why credentials were refused, as logs and metrics count it. */
 export type RefusalReason = "missing" | "malformed" | "invalid";
 
 export interface TokenAuthOptions {
-  /** The tokens callers must present; a book that requires none lets everyone in. */
-  readonly tokens: () => TokenBook;
+  /** The tokens callers must present; credentials that require none let everyone in. */
+  readonly credentials: () => Credentials;
   readonly log: Logger;
   /** Counts a refusal (the metrics' counter). */
   readonly refused?: (reason: RefusalReason) => void;
@@ -27,48 +34,67 @@ const MESSAGES: Record<RefusalReason, string> = {
   malformed: 'the Authorization header is not "Bearer <token>"',
   invalid: "the bearer token is not valid",
 };
+const ERRORS = {
+  missing: undefined,
+  malformed: "invalid_request",
+  invalid: "invalid_token",
+} as const;
 
 /**
  * Finds the caller's principal from `Authorization: Bearer TOKEN` (parsed by
- * Hono's `bearerAuth`), or answers 401 with `WWW-Authenticate` and the
- * broker's JSON error body. Each refusal is one warn log line (remote address
- * and reason, never the token) and a count. A broker with no tokens asks
- * nothing: every caller is `anonymous` with every scope.
+ * Hono's `bearerAuth`): a static token, or with OAuth a JWT of the issuer.
+ * Otherwise answers 401 with the broker's JSON error body and a
+ * `WWW-Authenticate` challenge, which with OAuth points to the protected
+ * resource metadata (`resource_metadata="…"`), as MCP clients expect. Each
+ * refusal is one warn log line (remote address and reason, never the token)
+ * and a count. Credentials that require nothing let every caller in as
+ * `anonymous` with every scope. While the issuer's keys cannot be fetched, a
+ * JWT gets 503, not 401: the token may be good, and the client should retry.
  *
  * @example
- * app.use("*", tokenAuth({ tokens: () => book, log, refused: (r) => metrics.tokenRefused(r) }));
+ * app.use("*", tokenAuth({ credentials: () => credentials, log, refused: (r) => metrics.tokenRefused(r) }));
  */
 export function tokenAuth(options: TokenAuthOptions): MiddlewareHandler<AuthEnv> {
-  const refuse = (reason: RefusalReason) => (c: Context) => {
-    options.log.warn({ remote: remoteAddress(c), path: c.req.path, reason }, "credentials refused");
+  const refuse = (reason: RefusalReason) => (c: Context<AuthEnv>) => {
+    const why = c.get("refusal");
+    options.log.warn(
+      { remote: remoteAddress(c), path: c.req.path, reason, ...(why ? { why } : {}) },
+      "credentials refused",
+    );
     options.refused?.(reason);
     return Response.json(
       { error: { kind: "unauthenticated", message: MESSAGES[reason] } },
       { status: REST_STATUS.unauthenticated },
     );
   };
+  const challenge = (reason: RefusalReason) => (c: Context<AuthEnv>) => {
+    const oauth = options.credentials().oauth;
+    const error = ERRORS[reason];
+    if (oauth) return oauth.resource.challenge(new URL(c.req.url).origin, c.req.path, error);
+    return `Bearer realm="${REALM}"${error ? `, error="${error}"` : ""}`;
+  };
   const bearer = bearerAuth<AuthEnv>({
-    realm: REALM,
-    verifyToken: (token, c) => {
-      const principal = options.tokens().authenticate(token);
-      if (principal) c.set("principal", principal);
-      return principal !== undefined;
+    verifyToken: async (token, c) => {
+      const verdict = await options.credentials().authenticate(token);
+      if ("principal" in verdict) c.set("principal", verdict.principal);
+      else c.set("refusal", verdict.reason);
+      return "principal" in verdict;
     },
     noAuthenticationHeader: {
-      wwwAuthenticateHeader: `Bearer realm="${REALM}"`,
+      wwwAuthenticateHeader: challenge("missing"),
       message: refuse("missing"),
     },
     invalidAuthenticationHeader: {
-      wwwAuthenticateHeader: `Bearer realm="${REALM}", error="invalid_request"`,
+      wwwAuthenticateHeader: challenge("malformed"),
       message: refuse("malformed"),
     },
     invalidToken: {
-      wwwAuthenticateHeader: `Bearer realm="${REALM}", error="invalid_token"`,
+      wwwAuthenticateHeader: challenge("invalid"),
       message: refuse("invalid"),
     },
   });
   return async function tokenAuthMiddleware(c, next) {
-    if (!options.tokens().required) {
+    if (!options.credentials().required) {
       c.set("principal", EVERYONE);
       return next();
     }
