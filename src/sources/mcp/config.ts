@@ -40,6 +40,27 @@ export const HttpSourceSchema = z.strictObject({
     .record(z.string(), z.string())
     .optional()
     .describe("Sent with every request, such as Authorization; ${ENV} works here too."),
+  auth: z
+    .strictObject({
+      client_credentials: z.strictObject({
+        client_id: z.string().min(1),
+        client_secret: z
+          .string()
+          .min(1)
+          .describe('Write it as "${ENV_NAME}": the config file then holds no secret.'),
+        scope: z.string().min(1).optional().describe("The scopes to ask for, space-separated."),
+        issuer: z
+          .url({ protocol: /^https?$/ })
+          .optional()
+          .describe(
+            "The authorization server the secret may go to (its metadata's issuer); without it, whichever the backend's protected resource metadata names.",
+          ),
+      }),
+    })
+    .optional()
+    .describe(
+      "The broker's own OAuth token for this backend (client credentials grant, its authorization server found from the backend's protected resource metadata), renewed before it expires. The caller's token is never sent.",
+    ),
   revision: RevisionSchema,
   ...mountFields,
 });
