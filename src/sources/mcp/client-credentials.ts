@@ -125,7 +125,7 @@ function guardedFetch(policy: AddressPolicy): FetchLike {
         headers,
       });
     } catch (err) {
-      if (err instanceof RequestFailed) throw new TypeError(err.message);
+      if (err instanceof RequestFailed) throw new TypeError(err.message, { cause: err });
       throw err;
     }
   };
