@@ -17,6 +17,7 @@ import { createSourceServer } from "./frontends/mcp/source-server.js";
 import { InputBridge } from "./frontends/mcp/input-bridge.js";
 import { parseListenAddress } from "./frontends/http/listen-address.js";
 import { serveHttp } from "./serve.js";
+import { startTelemetry } from "./telemetry/start-telemetry.js";
 import { dumpTree } from "./tree/dump.js";
 import { buildComponent } from "./sources/wasm/build-component.js";
 
@@ -59,6 +60,7 @@ program
       const log = createLogger(opts.logLevel);
       if (opts.dumpTree) return printTree(configFile, log, opts.ignoreBrokenTool);
       const { host, port } = parseListenAddress(listen);
+      const telemetry = await startTelemetry(log);
       const running = await serveHttp({
         host,
         port,
@@ -68,7 +70,10 @@ program
         ignoreBroken: opts.ignoreBrokenTool,
         log,
       });
-      onShutdown(log, () => running.close());
+      onShutdown(log, async () => {
+        await running.close();
+        await telemetry?.();
+      });
     },
   );
 
@@ -88,6 +93,7 @@ program
       opts: { server?: string; ignoreBrokenTool?: boolean; logLevel: string },
     ) => {
       const log = createLogger(opts.logLevel);
+      const telemetry = await startTelemetry(log);
       const config = await loadConfig(configFile, ConfigSchema);
       const broker = await Broker.start(config, { log, ignoreBroken: opts.ignoreBrokenTool });
       const principal = { id: "stdio", scopes: ALL_SCOPES };
@@ -114,6 +120,7 @@ program
           await connection.close();
           bridge.close();
           await broker.close();
+          await telemetry?.();
         })());
       process.stdin.on("end", () => void stop().then(() => process.exit(0)));
       onShutdown(log, stop);

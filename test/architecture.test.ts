@@ -11,6 +11,7 @@ const RANK: Record<string, number> = {
   contract: 0,
   config: 1,
   state: 1,
+  telemetry: 1,
   auth: 2,
   tree: 2,
   output: 2,

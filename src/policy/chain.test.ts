@@ -29,6 +29,7 @@ const schema = {
 describe("the policy chain", () => {
   it("runs its links in this order", () => {
     expect(chain().links.map((link) => link.name)).toEqual([
+      "traceLink",
       "auditLink",
       "authorizeLink",
       "admissionLink",

@@ -13,6 +13,7 @@ import { limits } from "./limits/index.js";
 import { admission, type RateLimitRule } from "./admission/index.js";
 import { redact } from "./redact/index.js";
 import { timeout } from "./timeout/index.js";
+import { trace } from "./trace/index.js";
 import { validateArguments } from "./validate-arguments/index.js";
 
 export interface PolicySettings {
@@ -26,6 +27,7 @@ export interface PolicySettings {
 /** The links, outermost first. */
 export function policyLinks(settings: PolicySettings): Link[] {
   return [
+    trace(), // a span around all the rest
     audit(settings.audit), // every outcome recorded, refusals included
     authorize(), // 403 before anything is spent
     // 429, counting refused-later requests too; a repeat of a keyed call returns the stored result

@@ -180,8 +180,10 @@ describe("bearer JWTs", () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(mangled, bearerText), async (bad) => {
         const res = await call(bad);
-        // A changed character in the header part can still decode to the same header.
-        if (res.status === 200) expect(bad.split(".")[2]).toBe(good.split(".")[2]);
+        // A changed last character of a part may change only unused bits: the same token.
+        const bytes = (token: string) =>
+          token.split(".").map((part) => Buffer.from(part, "base64url").toString("hex"));
+        if (res.status === 200) expect(bytes(bad)).toEqual(bytes(good));
         else expect(res.status).toBe(401);
       }),
       { seed: 19, numRuns: fuzzRuns(150) },

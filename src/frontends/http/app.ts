@@ -27,6 +27,7 @@ import type { Credentials } from "../../auth/credentials.js";
 import { ProtectedResource, RESOURCE_METADATA_PATH } from "../../auth/oauth/protected-resource.js";
 import { tokenAuth, type AuthEnv } from "./token-auth/index.js";
 import { hostGuard, type HostGuardOptions } from "./host-guard/index.js";
+import { traceContext } from "./trace-context/index.js";
 import { bodyLimit, declaresLength } from "./body-limit/index.js";
 import { nodeBodyText } from "./node-body.js";
 
@@ -155,6 +156,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
 
   app.use("*", hostGuard(options.hosts));
+  app.use("*", traceContext());
   app.get(RESOURCE_METADATA_PATH, resourceMetadata);
   app.get(`${RESOURCE_METADATA_PATH}/*`, resourceMetadata);
   app.use(

@@ -7,6 +7,12 @@ import { asToolError } from "./call-result.js";
 import { ProtocolError, protocolError } from "./protocol-error.js";
 import type { HandlerHost } from "./handler-host.js";
 import type { RequestExtra } from "./request-context.js";
+import {
+  JSONRPC_REQUEST_ID,
+  MCP_PROTOCOL_VERSION,
+  MCP_SESSION,
+} from "../../telemetry/mcp-attributes.js";
+import { parentOf, servedOperation } from "../../telemetry/mcp-operation.js";
 
 /** An SDK request schema: its `method` literal and the shape of its params. */
 type RequestSchema = z.ZodObject<{ method: z.ZodLiteral<string> }>;
@@ -37,7 +43,7 @@ export function handleRequest<S extends RequestSchema>(
 ): void {
   const method = schema.shape.method.value;
   const profile = options.profile ?? "mcp";
-  const answer = async (raw: unknown, extra: RequestExtra): Promise<ServerResult> => {
+  const serve = async (raw: unknown, extra: RequestExtra): Promise<ServerResult> => {
     const parsed = schema.safeParse(raw);
     if (!parsed.success) throw invalidRequest(method, parsed.error);
     try {
@@ -49,6 +55,24 @@ export function handleRequest<S extends RequestSchema>(
       if (method === "tools/call") return asToolError(err, profile) satisfies CallToolResult;
       throw protocolError(err, profile);
     }
+  };
+  const answer = (raw: unknown, extra: RequestExtra): Promise<ServerResult> => {
+    const params = (raw as { params?: { _meta?: unknown; name?: unknown; uri?: unknown } }).params;
+    const target = params?.name ?? params?.uri;
+    const identity = extra.identity;
+    return servedOperation(
+      {
+        method,
+        target: typeof target === "string" ? target : undefined,
+        attributes: identity && {
+          [JSONRPC_REQUEST_ID]: String(identity.requestId),
+          ...(identity.sessionId ? { [MCP_SESSION]: identity.sessionId } : {}),
+          ...(identity.protocolVersion ? { [MCP_PROTOCOL_VERSION]: identity.protocolVersion } : {}),
+        },
+      },
+      parentOf(params?._meta),
+      () => serve(raw, extra),
+    );
   };
   host.handle(method, answer);
 }

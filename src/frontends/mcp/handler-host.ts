@@ -1,5 +1,6 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
@@ -62,8 +63,18 @@ export function sdkHost(
       ): Promise<ServerResult> => {
         const request = { method, params };
         const sendNotification: RequestExtra["sendNotification"] = (n) => ctx.mcpReq.notify(n);
+        // The SDK declares the envelope without its keys.
+        const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+        const version = envelope?.[PROTOCOL_VERSION_META_KEY];
+        const identity = {
+          requestId: ctx.mcpReq.id,
+          sessionId: ctx.sessionId,
+          protocolVersion:
+            typeof version === "string" ? version : server.getNegotiatedProtocolVersion(),
+        };
         if (era === "legacy") {
           return answer(request, {
+            identity,
             signal: ctx.mcpReq.signal,
             clientCapabilities: server.getClientCapabilities() as ClientCapabilities | undefined,
             sendNotification,
@@ -71,12 +82,11 @@ export function sdkHost(
               ctx.mcpReq.send(r, RelayedClientResult, { signal }) as Promise<ClientResult>,
           });
         }
-        // The SDK declares the envelope without its keys.
-        const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
         const clientCapabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
           ClientCapabilities | undefined;
         if (!MULTI_ROUND.has(method)) {
           return answer(request, {
+            identity,
             signal: ctx.mcpReq.signal,
             clientCapabilities,
             sendNotification,
@@ -91,7 +101,7 @@ export function sdkHost(
             signal: ctx.mcpReq.signal,
             notify: sendNotification,
           },
-          (extra) => answer(request, { ...extra, clientCapabilities }),
+          (extra) => answer(request, { ...extra, identity, clientCapabilities }),
         ) as Promise<ServerResult>;
       };
       // With a schema of its own, the SDK leaves checking the request to the

@@ -16,6 +16,14 @@ export interface RequestExtra {
   sendNotification(n: ServerNotification): Promise<void>;
   /** A request to the client, bound to this one (sampling, elicitation, roots). */
   sendRequest(r: ServerRequest, signal?: AbortSignal, key?: string): Promise<ClientResult>;
+  /** What its trace span says of it: JSON-RPC id, session and revision, where known. */
+  readonly identity?: RequestIdentity;
+}
+
+export interface RequestIdentity {
+  readonly requestId: string | number;
+  readonly sessionId?: string | undefined;
+  readonly protocolVersion?: string | undefined;
 }
 
 /** A request's `_meta`: its progress token, and the broker's `idempotencyKey`. */

@@ -2,6 +2,7 @@ import picomatch from "picomatch";
 import { digestOf } from "../../contract/digest.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { Bucket, StateStore } from "../../state/store.js";
+import { policyEvent } from "../../telemetry/mcp-operation.js";
 import type { Link, Request, Result, ToolCall } from "../link.js";
 
 export interface RateLimitRule {
@@ -77,6 +78,10 @@ export function admission(
     if (key === undefined) {
       if (buckets.length > 0) {
         const admitted = await store.admit(buckets);
+        policyEvent("mcp_broker.admission", {
+          buckets: buckets.length,
+          admitted: admitted.admitted,
+        });
         if ("waitS" in admitted)
           throw rateLimited(request, limits[admitted.bucket]!.rule, admitted.waitS);
       }
@@ -93,6 +98,11 @@ export function admission(
 
     for (;;) {
       const admitted = await store.admit(buckets, { key: storeKey, value: running, leaseMs });
+      policyEvent("mcp_broker.admission", {
+        buckets: buckets.length,
+        admitted: admitted.admitted,
+        idempotency_key: true,
+      });
       if (admitted.admitted) break;
       if ("waitS" in admitted)
         throw rateLimited(call, limits[admitted.bucket]!.rule, admitted.waitS);

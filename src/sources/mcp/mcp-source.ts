@@ -36,6 +36,8 @@ import { fetchTools } from "./fetch-tools.js";
 import { InFlight } from "./in-flight.js";
 import { RelayedCallToolResult } from "./relayed-result.js";
 import { Subscriptions } from "./subscriptions.js";
+import { BACKEND_SOURCE } from "../../telemetry/mcp-attributes.js";
+import { backendOperation, withTraceContext } from "../../telemetry/mcp-operation.js";
 
 /** The SDK's own request timeout is a backstop: the policy's timeout aborts first. */
 const BACKSTOP_MS = 1000;
@@ -221,11 +223,17 @@ export class McpSource implements Router, Relayed {
 
   /** A request relayed whole: the backend's answer is the caller's, unchecked beyond JSON-RPC. */
   private relayWhole<T>(ctx: CallContext, method: string, params: object | undefined): Promise<T> {
-    return this.relay(
-      ctx,
-      method,
-      (client, options) =>
-        client.request({ method, params: { ...params } }, RelayedResult, options) as Promise<T>,
+    return backendOperation({ method, attributes: { [BACKEND_SOURCE]: this.name } }, (carrier) =>
+      this.relay(
+        ctx,
+        method,
+        (client, options) =>
+          client.request(
+            { method, params: withTraceContext({ ...params }, carrier) },
+            RelayedResult,
+            options,
+          ) as Promise<T>,
+      ),
     );
   }
 
@@ -241,41 +249,52 @@ export class McpSource implements Router, Relayed {
     params: object,
     schema: z.ZodType,
   ): Promise<T> {
-    return this.relay(ctx, what, async (client, options) => {
-      const modern = speaksModern(client);
-      // A 2026-07-28 backend hears, in each request, what the caller's client can be
-      // asked: the broker can ask nothing its caller cannot answer.
-      const first: Record<string, unknown> =
-        modern && ctx.clientCapabilities !== undefined
-          ? {
-              ...params,
-              _meta: { [CLIENT_CAPABILITIES_META_KEY]: askable(ctx.clientCapabilities) },
-            }
-          : { ...params };
-      let next = first;
-      for (let round = 0; ; round++) {
-        const result: unknown = await client.request({ method, params: next }, schema, {
-          ...options,
-          allowInputRequired: true,
-        });
-        if (!isInputRequiredResult(result)) return result as T;
-        if (round === MAX_INPUT_ROUNDS) {
-          throw new BrokerError(
-            "execution_failed",
-            `source ${this.name} asked for input ${MAX_INPUT_ROUNDS} times during ${what} without finishing`,
-            { source: this.name },
-          );
-        }
-        // Asked together, so a 2026-07-28 client gets them in one round, under their keys.
-        const asked = Object.entries(result.inputRequests ?? {});
-        const answers = await Promise.all(
-          asked.map(([key, request]) => this.askCaller(ctx, request as ServerRequest, what, key)),
+    const named = params as { name?: unknown; uri?: unknown };
+    const target = method === "resources/read" ? named.uri : named.name;
+    const op = {
+      method,
+      target: typeof target === "string" ? target : undefined,
+      attributes: { [BACKEND_SOURCE]: this.name },
+    };
+    return backendOperation(op, (carrier) =>
+      this.relay(ctx, what, async (client, options) => {
+        const modern = speaksModern(client);
+        // A 2026-07-28 backend hears, in each request, what the caller's client can be
+        // asked: the broker can ask nothing its caller cannot answer.
+        const first = withTraceContext(
+          modern && ctx.clientCapabilities !== undefined
+            ? {
+                ...params,
+                _meta: { [CLIENT_CAPABILITIES_META_KEY]: askable(ctx.clientCapabilities) },
+              }
+            : { ...params },
+          carrier,
         );
-        const inputResponses = Object.fromEntries(asked.map(([key], i) => [key, answers[i]]));
-        next = { ...first, inputResponses };
-        if (result.requestState !== undefined) next.requestState = result.requestState;
-      }
-    });
+        let next = first;
+        for (let round = 0; ; round++) {
+          const result: unknown = await client.request({ method, params: next }, schema, {
+            ...options,
+            allowInputRequired: true,
+          });
+          if (!isInputRequiredResult(result)) return result as T;
+          if (round === MAX_INPUT_ROUNDS) {
+            throw new BrokerError(
+              "execution_failed",
+              `source ${this.name} asked for input ${MAX_INPUT_ROUNDS} times during ${what} without finishing`,
+              { source: this.name },
+            );
+          }
+          // Asked together, so a 2026-07-28 client gets them in one round, under their keys.
+          const asked = Object.entries(result.inputRequests ?? {});
+          const answers = await Promise.all(
+            asked.map(([key, request]) => this.askCaller(ctx, request as ServerRequest, what, key)),
+          );
+          const inputResponses = Object.fromEntries(asked.map(([key], i) => [key, answers[i]]));
+          next = { ...first, inputResponses };
+          if (result.requestState !== undefined) next.requestState = result.requestState;
+        }
+      }),
+    );
   }
 
   private askCaller(

@@ -1,0 +1,208 @@
+import {
+  context,
+  metrics,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Histogram,
+  type MeterProvider,
+} from "@opentelemetry/api";
+import { BrokerError } from "../contract/errors.js";
+import { packageVersion } from "../contract/version.js";
+import {
+  ERROR_TYPE,
+  GEN_AI_OPERATION,
+  GEN_AI_PROMPT,
+  GEN_AI_TOOL,
+  MCP_METHOD,
+  MCP_RESOURCE_URI,
+  TOOL_ERROR,
+} from "./mcp-attributes.js";
+
+const tracer = trace.getTracer("mcp-broker", packageVersion);
+const BUCKETS_S = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60];
+
+/**
+ * The two duration histograms, made from the meter provider in force: unlike
+ * tracers, meters taken before an SDK is started stay no-ops for good.
+ */
+let durations: { provider: MeterProvider; server: Histogram; client: Histogram } | undefined;
+function durationsNow(): { server: Histogram; client: Histogram } {
+  const provider = metrics.getMeterProvider();
+  if (durations?.provider !== provider) {
+    const meter = provider.getMeter("mcp-broker", packageVersion);
+    durations = {
+      provider,
+      server: meter.createHistogram("mcp.server.operation.duration", {
+        unit: "s",
+        description: "How long the broker took to answer an MCP request.",
+        advice: { explicitBucketBoundaries: BUCKETS_S },
+      }),
+      client: meter.createHistogram("mcp.client.operation.duration", {
+        unit: "s",
+        description: "How long a backend took to answer the broker's MCP request.",
+        advice: { explicitBucketBoundaries: BUCKETS_S },
+      }),
+    };
+  }
+  return durations;
+}
+
+/** W3C trace context as `_meta` (and HTTP headers) carry it. */
+export interface TraceCarrier {
+  traceparent?: string;
+  tracestate?: string;
+}
+
+/** One MCP operation: its method and what it names (a tool, prompt or resource). */
+export interface McpOperation {
+  readonly method: string;
+  /** The tool or prompt name, or the resource URI. */
+  readonly target?: string | undefined;
+  readonly attributes?: Attributes;
+}
+
+/** `{method} {target}` and the attributes the conventions give an operation of this method. */
+function describe(op: McpOperation): { name: string; attributes: Attributes } {
+  const attributes: Attributes = { [MCP_METHOD]: op.method, ...op.attributes };
+  if (op.target !== undefined) {
+    if (op.method === "tools/call") {
+      attributes[GEN_AI_TOOL] = op.target;
+      attributes[GEN_AI_OPERATION] = "execute_tool";
+    } else if (op.method === "prompts/get") attributes[GEN_AI_PROMPT] = op.target;
+    else if (op.method === "resources/read") attributes[MCP_RESOURCE_URI] = op.target;
+  }
+  return { name: op.target === undefined ? op.method : `${op.method} ${op.target}`, attributes };
+}
+
+/** The parent a request names in `_meta` (traceparent/tracestate), else the active context. */
+export function parentOf(carrier: unknown): Context {
+  const active = context.active();
+  if (typeof carrier !== "object" || carrier === null || !("traceparent" in carrier)) return active;
+  return propagation.extract(active, carrier as TraceCarrier);
+}
+
+/** What an operation's outcome says about `error.type`: tool_error, a broker kind, or the error's name. */
+function errorTypeOf(outcome: { result?: unknown; error?: unknown }): string | undefined {
+  if ("error" in outcome) {
+    const err = outcome.error;
+    if (err instanceof BrokerError) return err.kind;
+    // A JSON-RPC error, as the MCP conventions write it: its code.
+    const code = (err as { code?: unknown } | undefined)?.code;
+    if (typeof code === "number") return String(code);
+    return err instanceof Error ? err.name : "error";
+  }
+  const result = outcome.result;
+  if (typeof result === "object" && result !== null && (result as { isError?: unknown }).isError)
+    return TOOL_ERROR;
+  return undefined;
+}
+
+/**
+ * Runs an operation the broker serves inside a SERVER span, child of `parent`
+ * (a remote caller's span, from `_meta` or the HTTP `traceparent`), and
+ * records `mcp.server.operation.duration`. Inside an operation already served
+ * here (a tool call the MCP handler passes to the policy chain), the span is
+ * INTERNAL and the duration is not counted twice. Neither arguments nor
+ * results are recorded. With no OpenTelemetry SDK started, spans and metrics
+ * are the API's no-ops.
+ */
+export async function servedOperation<T>(
+  op: McpOperation,
+  parent: Context,
+  run: () => Promise<T>,
+): Promise<T> {
+  const { name, attributes } = describe(op);
+  const enclosing = trace.getSpanContext(parent);
+  const nested = enclosing !== undefined && !enclosing.isRemote;
+  const span = tracer.startSpan(
+    name,
+    { kind: nested ? SpanKind.INTERNAL : SpanKind.SERVER, attributes },
+    parent,
+  );
+  return measured(span, nested ? undefined : durationsNow().server, attributes, () =>
+    context.with(trace.setSpan(parent, span), run),
+  );
+}
+
+/**
+ * Runs a request to a backend inside a CLIENT span, giving `send` the trace
+ * context to put in the request's `_meta`, so the backend's spans join the
+ * caller's trace; records `mcp.client.operation.duration`.
+ */
+export async function backendOperation<T>(
+  op: McpOperation,
+  send: (carrier: TraceCarrier) => Promise<T>,
+): Promise<T> {
+  const { name, attributes } = describe(op);
+  const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
+  const spanContext = trace.setSpan(context.active(), span);
+  const carrier: TraceCarrier = {};
+  propagation.inject(spanContext, carrier);
+  return measured(span, durationsNow().client, attributes, () =>
+    context.with(spanContext, () => send(carrier)),
+  );
+}
+
+async function measured<T>(
+  span: ReturnType<typeof tracer.startSpan>,
+  histogram: Histogram | undefined,
+  attributes: Attributes,
+  run: () => Promise<T>,
+): Promise<T> {
+  const started = performance.now();
+  let outcome: { result?: unknown; error?: unknown };
+  try {
+    const result = await run();
+    outcome = { result };
+    return result;
+  } catch (error) {
+    outcome = { error };
+    throw error;
+  } finally {
+    const errorType = errorTypeOf(outcome!);
+    if (errorType !== undefined) {
+      span.setAttribute(ERROR_TYPE, errorType);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
+    histogram?.record(
+      (performance.now() - started) / 1000,
+      errorType === undefined ? pick(attributes) : { ...pick(attributes), [ERROR_TYPE]: errorType },
+    );
+  }
+}
+
+/** The low-cardinality attributes a metric keeps: method and tool or prompt name. */
+function pick(attributes: Attributes): Attributes {
+  const kept: Attributes = { [MCP_METHOD]: attributes[MCP_METHOD] };
+  if (attributes[GEN_AI_TOOL] !== undefined) kept[GEN_AI_TOOL] = attributes[GEN_AI_TOOL];
+  if (attributes[GEN_AI_PROMPT] !== undefined) kept[GEN_AI_PROMPT] = attributes[GEN_AI_PROMPT];
+  return kept;
+}
+
+/** A step of the policy that did work, as an event on the request's span (if it is recorded). */
+export function policyEvent(name: string, attributes: Attributes): void {
+  const span = trace.getActiveSpan();
+  if (span?.isRecording()) span.addEvent(name, attributes);
+}
+
+/**
+ * Request params with the trace context in their `_meta` (the MCP way to
+ * carry `traceparent` and `tracestate`), replacing any the caller sent: the
+ * backend's parent is the broker's CLIENT span. Unchanged when there is none.
+ */
+export function withTraceContext(
+  params: Record<string, unknown>,
+  carrier: TraceCarrier,
+): Record<string, unknown> {
+  if (carrier.traceparent === undefined) return params;
+  const meta = params._meta;
+  return {
+    ...params,
+    _meta: { ...(typeof meta === "object" && meta !== null ? meta : {}), ...carrier },
+  };
+}

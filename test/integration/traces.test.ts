@@ -1,0 +1,133 @@
+import { context, propagation, SpanKind, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { fileURLToPath } from "node:url";
+import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
+
+const MODERN_FIXTURE = fileURLToPath(new URL("../fixtures/modern-server.mjs", import.meta.url));
+const modernCommand = () => [process.execPath, MODERN_FIXTURE];
+
+/**
+ * The broker's spans, captured in memory: the tree of a call from the
+ * caller to a stdio backend, the MCP attributes on each, one trace id from
+ * the caller's traceparent to the backend's _meta.
+ */
+const exporter = new InMemorySpanExporter();
+let broker: TestBroker;
+
+beforeAll(async () => {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(
+    new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }),
+  );
+  broker = await startBroker({
+    tree: [
+      { path: "/fx", source: { backend: "stdio", command: fixtureCommand() } },
+      { path: "/modern", source: { backend: "stdio", command: modernCommand() } },
+    ],
+  });
+});
+afterAll(async () => {
+  await broker?.close();
+  trace.disable();
+  context.disable();
+  propagation.disable();
+});
+beforeEach(() => exporter.reset());
+
+const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
+const CALLER_SPAN = "b7ad6b7169203331";
+const TRACEPARENT = `00-${TRACE_ID}-${CALLER_SPAN}-01`;
+const spans = () => exporter.getFinishedSpans();
+const named = (name: string, kind: SpanKind) =>
+  spans().find((s) => s.name === name && s.kind === kind);
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+
+describe("traces", () => {
+  it("a REST meta_call: SERVER under the caller's span, CLIENT under it, one trace to the backend", async () => {
+    const res = await broker.post(
+      "/meta_call",
+      { path: "/fx/trace_meta", args: {} },
+      { traceparent: TRACEPARENT },
+    );
+    expect(res.status).toBe(200);
+    const server = named("tools/call trace_meta", SpanKind.SERVER)!;
+    const client = named("tools/call trace_meta", SpanKind.CLIENT)!;
+    expect(server.spanContext().traceId).toBe(TRACE_ID);
+    expect(parentOf(server)).toBe(CALLER_SPAN);
+    expect(parentOf(client)).toBe(server.spanContext().spanId);
+    expect(server.attributes).toMatchObject({
+      "mcp.method.name": "tools/call",
+      "gen_ai.tool.name": "trace_meta",
+      "gen_ai.operation.name": "execute_tool",
+      "mcp_broker.path": "/fx/trace_meta",
+    });
+    // The backend was given the CLIENT span as its parent, in _meta.
+    const seen = JSON.parse(res.body.output.content[0].text) as { traceparent: string };
+    expect(seen.traceparent).toBe(`00-${TRACE_ID}-${client.spanContext().spanId}-01`);
+    // Neither arguments nor results are recorded.
+    expect(JSON.stringify(spans().map((s) => s.attributes))).not.toContain("traceparent");
+  });
+
+  it("an MCP meta_call over /mcp: the SERVER span of the request, the leaf INTERNAL, the backend CLIENT", async () => {
+    const client = new Client({ name: "trace-test", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${broker.url}/mcp`)));
+    exporter.reset();
+    const result = await client.callTool({
+      name: "meta_call",
+      arguments: { path: "/fx/pid" },
+      _meta: { traceparent: TRACEPARENT },
+    });
+    expect(result.isError).toBeFalsy();
+    const server = named("tools/call meta_call", SpanKind.SERVER)!;
+    const leaf = named("tools/call pid", SpanKind.INTERNAL)!;
+    const backend = named("tools/call pid", SpanKind.CLIENT)!;
+    expect(parentOf(server)).toBe(CALLER_SPAN);
+    expect(parentOf(leaf)).toBe(server.spanContext().spanId);
+    expect(parentOf(backend)).toBe(leaf.spanContext().spanId);
+    for (const span of [server, leaf, backend]) expect(span.spanContext().traceId).toBe(TRACE_ID);
+    expect(server.attributes).toMatchObject({
+      "mcp.method.name": "tools/call",
+      "gen_ai.tool.name": "meta_call",
+      "mcp.protocol.version": "2025-11-25",
+    });
+    expect(server.attributes["mcp.session.id"]).toEqual(expect.any(String));
+    expect(server.attributes["jsonrpc.request.id"]).toEqual(expect.any(String));
+    await client.close();
+  });
+
+  it("a tool's isError is error.type tool_error; a refusal names its kind", async () => {
+    await broker.post("/meta_call", { path: "/fx/fail", args: {} });
+    expect(named("tools/call fail", SpanKind.SERVER)!.attributes["error.type"]).toBe("tool_error");
+    expect(named("tools/call fail", SpanKind.CLIENT)!.attributes["error.type"]).toBe("tool_error");
+    exporter.reset();
+    await broker.post("/meta_call", { path: "/fx/sleep", args: { ms: "soon" } });
+    expect(named("tools/call sleep", SpanKind.SERVER)!.attributes["error.type"]).toBe(
+      "invalid_params",
+    );
+    expect(named("tools/call sleep", SpanKind.CLIENT)).toBeUndefined();
+  });
+
+  it("a call to a 2026-07-28 backend is one trace too", async () => {
+    const res = await broker.post(
+      "/meta_call",
+      { path: "/modern/echo", args: { text: "hi" } },
+      { traceparent: TRACEPARENT },
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const server = named("tools/call echo", SpanKind.SERVER)!;
+    const client = named("tools/call echo", SpanKind.CLIENT)!;
+    expect(client.spanContext().traceId).toBe(TRACE_ID);
+    expect(parentOf(client)).toBe(server.spanContext().spanId);
+  });
+});
