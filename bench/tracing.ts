@@ -3,7 +3,7 @@
  * OpenTelemetry and once exporting every span and metric over OTLP/HTTP
  * (the standard OTEL_* variables) to a collector stand-in on loopback that
  * counts what it receives. Sequential POST /meta_call of server-everything's
- * `echo` and the same through an SDK client on /mcp, many short rounds that
+ * `echo` and the same through an SDK client on /mcp/e, many short rounds that
  * alternate between the two brokers, medians of the rounds' p50s.
  */
 import { createServer } from "node:http";
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const sdk = async (port: number) => {
     const client = new Client({ name: "bench", version: "1" });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)),
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp/e`)),
     );
     return async () => {
       await client.callTool({ name: "echo", arguments: { message: "hello" } });
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   };
   const targets = [
     { name: "REST /meta_call", off: rest(off.port), on: rest(on.port) },
-    { name: "SDK client, /mcp", off: await sdk(off.port), on: await sdk(on.port) },
+    { name: "SDK client, /mcp/e", off: await sdk(off.port), on: await sdk(on.port) },
   ];
   for (const t of targets) {
     await sequential(t.off, 300);

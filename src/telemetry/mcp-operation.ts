@@ -1,6 +1,9 @@
 import {
   context,
+  createContextKey,
+  createNoopMeter,
   metrics,
+  ProxyTracerProvider,
   propagation,
   SpanKind,
   SpanStatusCode,
@@ -26,30 +29,42 @@ const tracer = trace.getTracer("mcp-broker", packageVersion);
 const BUCKETS_S = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60];
 
 /**
- * The two duration histograms, made from the meter provider in force: unlike
+ * The duration histogram, made from the meter provider in force: unlike
  * tracers, meters taken before an SDK is started stay no-ops for good.
  */
-let durations: { provider: MeterProvider; server: Histogram; client: Histogram } | undefined;
-function durationsNow(): { server: Histogram; client: Histogram } {
+let durations: { provider: MeterProvider; server?: Histogram | undefined } | undefined;
+function serverDuration(): Histogram | undefined {
   const provider = metrics.getMeterProvider();
   if (durations?.provider !== provider) {
     const meter = provider.getMeter("mcp-broker", packageVersion);
     durations = {
       provider,
-      server: meter.createHistogram("mcp.server.operation.duration", {
-        unit: "s",
-        description: "How long the broker took to answer an MCP request.",
-        advice: { explicitBucketBoundaries: BUCKETS_S },
-      }),
-      client: meter.createHistogram("mcp.client.operation.duration", {
-        unit: "s",
-        description: "How long a backend took to answer the broker's MCP request.",
-        advice: { explicitBucketBoundaries: BUCKETS_S },
-      }),
+      server:
+        meter.constructor === NO_METER
+          ? undefined
+          : meter.createHistogram("mcp.server.operation.duration", {
+              unit: "s",
+              description: "How long the broker took to answer an MCP request.",
+              advice: { explicitBucketBoundaries: BUCKETS_S },
+            }),
     };
   }
-  return durations;
+  return durations.server;
 }
+
+const NO_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+const NO_METER = createNoopMeter().constructor;
+
+/**
+ * Whether an SDK takes spans. Without one, an operation skips even the API's
+ * no-op spans: they cost several percent of a fast call for nothing.
+ */
+function tracing(): boolean {
+  return (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() !== NO_TRACER_PROVIDER;
+}
+
+/** The name of the operation being served, in the context of its span. */
+const SERVED = createContextKey("mcp-broker served operation");
 
 /** W3C trace context as `_meta` (and HTTP headers) carry it. */
 export interface TraceCarrier {
@@ -105,44 +120,54 @@ function errorTypeOf(outcome: { result?: unknown; error?: unknown }): string | u
  * Runs an operation the broker serves inside a SERVER span, child of `parent`
  * (a remote caller's span, from `_meta` or the HTTP `traceparent`), and
  * records `mcp.server.operation.duration`. Inside an operation already served
- * here (a tool call the MCP handler passes to the policy chain), the span is
- * INTERNAL and the duration is not counted twice. Neither arguments nor
+ * here, the span is INTERNAL (a meta tool's call of a leaf) and the duration
+ * is not counted twice; inside the same operation (a flat tool's call passed
+ * on to the policy chain) there is no second span, only its attributes. Neither arguments nor
  * results are recorded. With no OpenTelemetry SDK started, spans and metrics
  * are the API's no-ops.
  */
-export async function servedOperation<T>(
+export function servedOperation<T>(
   op: McpOperation,
   parent: Context,
   run: () => Promise<T>,
 ): Promise<T> {
+  const histogram = serverDuration();
+  if (histogram === undefined && !tracing()) return run();
   const { name, attributes } = describe(op);
-  const enclosing = trace.getSpanContext(parent);
-  const nested = enclosing !== undefined && !enclosing.isRemote;
+  const enclosing = trace.getSpan(parent);
+  const nested = enclosing !== undefined && !enclosing.spanContext().isRemote;
+  if (nested && parent.getValue(SERVED) === name) {
+    // The same operation, one layer in (a flat tool call reaching the policy chain): one span.
+    if (enclosing.isRecording()) enclosing.setAttributes(attributes);
+    return run();
+  }
   const span = tracer.startSpan(
     name,
     { kind: nested ? SpanKind.INTERNAL : SpanKind.SERVER, attributes },
     parent,
   );
-  return measured(span, nested ? undefined : durationsNow().server, attributes, () =>
-    context.with(trace.setSpan(parent, span), run),
+  return measured(span, nested ? undefined : histogram, attributes, () =>
+    context.with(trace.setSpan(parent, span).setValue(SERVED, name), run),
   );
 }
 
 /**
  * Runs a request to a backend inside a CLIENT span, giving `send` the trace
  * context to put in the request's `_meta`, so the backend's spans join the
- * caller's trace; records `mcp.client.operation.duration`.
+ * caller's trace. (Its duration is the span's: a second histogram per call
+ * would cost more than the conventions' required one.)
  */
-export async function backendOperation<T>(
+export function backendOperation<T>(
   op: McpOperation,
   send: (carrier: TraceCarrier) => Promise<T>,
 ): Promise<T> {
+  if (!tracing()) return send({});
   const { name, attributes } = describe(op);
   const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
   const spanContext = trace.setSpan(context.active(), span);
   const carrier: TraceCarrier = {};
   propagation.inject(spanContext, carrier);
-  return measured(span, durationsNow().client, attributes, () =>
+  return measured(span, undefined, attributes, () =>
     context.with(spanContext, () => send(carrier)),
   );
 }

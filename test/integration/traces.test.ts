@@ -106,6 +106,18 @@ describe("traces", () => {
     await client.close();
   });
 
+  it("a tool called by its own name (/mcp/<source>) is one SERVER span, not two", async () => {
+    const client = new Client({ name: "trace-test", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${broker.url}/mcp/fx`)));
+    exporter.reset();
+    await client.callTool({ name: "pid", arguments: {} });
+    const pid = spans().filter((s) => s.name === "tools/call pid");
+    expect(pid.map((s) => s.kind).sort()).toEqual([SpanKind.SERVER, SpanKind.CLIENT].sort());
+    const server = pid.find((s) => s.kind === SpanKind.SERVER)!;
+    expect(server.attributes["mcp_broker.path"]).toBe("/fx/pid");
+    await client.close();
+  });
+
   it("a tool's isError is error.type tool_error; a refusal names its kind", async () => {
     await broker.post("/meta_call", { path: "/fx/fail", args: {} });
     expect(named("tools/call fail", SpanKind.SERVER)!.attributes["error.type"]).toBe("tool_error");
