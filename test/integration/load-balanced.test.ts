@@ -115,9 +115,12 @@ describe(`three instances behind HAProxy, round-robin, sharing Redis ${why}`, ()
 
       const work = clients.map(async (client, c) => {
         for (let round = 0; round < ROUNDS; round++) {
+          // Sent after the kill, not merely answered after it: an answer the killed instance
+          // gave just before may be read by this client after another one killed it.
+          const sentAfterKill = killed;
           const pid = textOf(await withRetries(() => client.call(`/fx${run}/pid`, {}), failures));
           pids.add(pid);
-          if (killed) pidsAfterKill.add(pid);
+          if (sentAfterKill) pidsAfterKill.add(pid);
           // An idempotent call, and its repeat with the same key: one run, one answer.
           const key = `lb-${run}-${c}-${round}`;
           const first = textOf(
