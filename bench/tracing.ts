@@ -4,7 +4,8 @@
  * (the standard OTEL_* variables) to a collector stand-in on loopback that
  * counts what it receives. Sequential POST /meta_call of server-everything's
  * `echo` and the same through an SDK client on /mcp/e, many short rounds that
- * alternate between the two brokers, medians of the rounds' p50s.
+ * alternate between the two brokers, medians of the rounds' p50s, and the
+ * broker process's own CPU time per call over all rounds (from /proc; its backend not counted).
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,6 +15,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { echoConfig } from "./echo-configs.js";
+import { cpuSeconds } from "./process-cpu.js";
 import { start, stopChildren } from "./processes.js";
 import { median, sequential } from "./stats.js";
 
@@ -42,6 +44,8 @@ async function main(): Promise<void> {
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}`,
     OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
     OTEL_METRIC_EXPORT_INTERVAL: "5000",
+    // More OTEL_* settings for the traced broker, such as a sampler: BENCH_TRACING_OTEL='{"…": "…"}'.
+    ...(JSON.parse(process.env.BENCH_TRACING_OTEL ?? "{}") as Record<string, string>),
   });
   const body = JSON.stringify({ path: "/e/echo", args: { message: "hello" } });
   const rest = (port: number) => async () => {
@@ -62,6 +66,8 @@ async function main(): Promise<void> {
     { name: "REST /meta_call", off: rest(off.port), on: rest(on.port) },
     { name: "SDK client, /mcp/e", off: await sdk(off.port), on: await sdk(on.port) },
   ];
+  // The broker's own CPU per call (not its backend's): steadier than latency on a shared machine.
+  const brokerPid = { off: off.child.pid!, on: on.child.pid! };
   for (const t of targets) {
     await sequential(t.off, 300);
     await sequential(t.on, 300);
@@ -70,21 +76,25 @@ async function main(): Promise<void> {
     `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
     `Tracing off vs on (OTLP/HTTP protobuf to a loopback sink, batch span processor); ${ROUNDS} alternating rounds of ${CALLS} sequential calls, medians of the rounds' p50.`,
     "",
-    "| client | off p50 ms | on p50 ms | on / off |",
-    "| --- | ---: | ---: | ---: |",
+    "| client | off p50 ms | on p50 ms | on / off | broker CPU µs/call, off | on | on − off |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const t of targets) {
-    const offs: number[] = [];
-    const ons: number[] = [];
+    const p50 = { off: [] as number[], on: [] as number[] };
+    const cpu = { off: 0, on: 0 };
     for (let round = 0; round < ROUNDS; round++) {
-      const [first, second] = round % 2 === 0 ? [t.off, t.on] : [t.on, t.off];
-      const a = await sequential(first, CALLS);
-      const b = await sequential(second, CALLS);
-      (first === t.off ? offs : ons).push(a.p50);
-      (first === t.off ? ons : offs).push(b.p50);
+      const order = round % 2 === 0 ? (["off", "on"] as const) : (["on", "off"] as const);
+      for (const which of order) {
+        const before = cpuSeconds(brokerPid[which]);
+        p50[which].push((await sequential(t[which], CALLS)).p50);
+        cpu[which] += cpuSeconds(brokerPid[which]) - before;
+      }
     }
-    const [o, n] = [median(offs), median(ons)];
-    lines.push(`| ${t.name} | ${o.toFixed(3)} | ${n.toFixed(3)} | ${(n / o).toFixed(3)} |`);
+    const [o, n] = [median(p50.off), median(p50.on)];
+    const [co = 0, cn = 0] = [cpu.off, cpu.on].map((seconds) => (seconds * 1e6) / (ROUNDS * CALLS));
+    lines.push(
+      `| ${t.name} | ${o.toFixed(3)} | ${n.toFixed(3)} | ${(n / o).toFixed(3)} | ${co.toFixed(0)} | ${cn.toFixed(0)} | ${(cn - co).toFixed(0)} |`,
+    );
   }
   await new Promise((resolve) => setTimeout(resolve, 6000));
   lines.push("", `The sink received ${(sink.received() / 1024).toFixed(0)} KiB of OTLP.`);
