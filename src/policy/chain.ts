@@ -27,7 +27,7 @@ export interface PolicySettings {
 /** The links, outermost first. */
 export function policyLinks(settings: PolicySettings): Link[] {
   return [
-    trace(), // a span around all the rest
+    trace(settings.redactKeys), // a span around all the rest
     audit(settings.audit), // every outcome recorded, refusals included
     authorize(), // 403 before anything is spent
     // 429, counting refused-later requests too; a repeat of a keyed call returns the stored result

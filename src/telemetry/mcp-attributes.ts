@@ -11,6 +11,9 @@ export const GEN_AI_PROMPT = "gen_ai.prompt.name";
 export const GEN_AI_OPERATION = "gen_ai.operation.name";
 export const JSONRPC_REQUEST_ID = "jsonrpc.request.id";
 export const ERROR_TYPE = "error.type";
+/** Opt-in: what a call was given and what it answered (redacted). */
+export const TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments";
+export const TOOL_CALL_RESULT = "gen_ai.tool.call.result";
 /** The tree path a request is governed at: the broker's own attribute. */
 export const BROKER_PATH = "mcp_broker.path";
 /** `error.type` of a tool result with `isError`: the call worked, the tool said no. */

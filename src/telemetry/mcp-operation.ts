@@ -21,6 +21,8 @@ import {
   GEN_AI_TOOL,
   MCP_METHOD,
   MCP_RESOURCE_URI,
+  TOOL_CALL_ARGUMENTS,
+  TOOL_CALL_RESULT,
   TOOL_ERROR,
 } from "./mcp-attributes.js";
 
@@ -233,4 +235,27 @@ export function withTraceContext(
     ...params,
     _meta: { ...(typeof meta === "object" && meta !== null ? meta : {}), ...carrier },
   };
+}
+
+/** Longest argument or result text put on a span; the rest is cut, saying so. */
+const MAX_CONTENT_CHARS = 8192;
+
+/**
+ * A request's arguments and result on the active span (GenAI's opt-in
+ * `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`), as JSON,
+ * cut at 8 KiB. The caller redacts them first.
+ */
+export function recordContent(args: unknown, result: unknown): void {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return;
+  span.setAttributes({
+    [TOOL_CALL_ARGUMENTS]: clipped(JSON.stringify(args) ?? "null"),
+    [TOOL_CALL_RESULT]: clipped(JSON.stringify(result) ?? "null"),
+  });
+}
+
+function clipped(text: string): string {
+  return text.length <= MAX_CONTENT_CHARS
+    ? text
+    : `${text.slice(0, MAX_CONTENT_CHARS)}… (${text.length} characters)`;
 }

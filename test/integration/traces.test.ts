@@ -11,7 +11,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { fileURLToPath } from "node:url";
-import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
+import {
+  everythingCommand,
+  fixtureCommand,
+  startBroker,
+  type TestBroker,
+} from "../helpers/broker.js";
 
 const MODERN_FIXTURE = fileURLToPath(new URL("../fixtures/modern-server.mjs", import.meta.url));
 const modernCommand = () => [process.execPath, MODERN_FIXTURE];
@@ -141,5 +146,39 @@ describe("traces", () => {
     const client = named("tools/call echo", SpanKind.CLIENT)!;
     expect(client.spanContext().traceId).toBe(TRACE_ID);
     expect(parentOf(client)).toBe(server.spanContext().spanId);
+  });
+});
+
+describe("content on spans", () => {
+  it("is recorded only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT says so, redacted", async () => {
+    const config = {
+      redact: ["api_key"],
+      tree: [{ path: "/e", source: { backend: "stdio", command: everythingCommand() } }],
+    };
+    const message = JSON.stringify({ api_key: "k-123", city: "Lyon" });
+    const attributesOf = async (b: TestBroker) => {
+      exporter.reset();
+      const res = await b.post("/meta_call", { path: "/e/echo", args: { message } });
+      expect(res.status).toBe(200);
+      return named("tools/call echo", SpanKind.SERVER)!.attributes;
+    };
+    const plain = await startBroker(config);
+    process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT = "true";
+    const capturing = await startBroker(config).finally(
+      () => delete process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+    );
+    try {
+      // The default: nothing of the call's content.
+      const quiet = await attributesOf(plain);
+      expect(quiet).not.toHaveProperty("gen_ai.tool.call.arguments");
+      expect(quiet).not.toHaveProperty("gen_ai.tool.call.result");
+      const told = await attributesOf(capturing);
+      const args = JSON.parse(String(told["gen_ai.tool.call.arguments"])) as { message: string };
+      expect(JSON.parse(args.message)).toEqual({ city: "Lyon" });
+      expect(String(told["gen_ai.tool.call.result"])).toContain("Echo:");
+    } finally {
+      await plain.close();
+      await capturing.close();
+    }
   });
 });

@@ -1,7 +1,14 @@
 import { context } from "@opentelemetry/api";
 import { BROKER_PATH, MCP_SESSION } from "../../telemetry/mcp-attributes.js";
-import { servedOperation } from "../../telemetry/mcp-operation.js";
-import type { Link, Request } from "../link.js";
+import { recordContent, servedOperation } from "../../telemetry/mcp-operation.js";
+import { argumentsOf, type Link, type Request } from "../link.js";
+import { redactValue, SENSITIVE_KEYS } from "../redact/redact.js";
+
+/**
+ * The standard opt-in of GenAI instrumentations: with it, a span also holds
+ * the request's arguments and its result, both redacted.
+ */
+const CAPTURE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
 
 /** What a request names: a tool, a prompt or a resource, or nothing. */
 function targetOf(request: Request): string | undefined {
@@ -17,12 +24,20 @@ function targetOf(request: Request): string | undefined {
  * else an INTERNAL one under the MCP request's span, so that a meta tool's
  * span shows the leaf it reached. The span ends with the request's outcome
  * as `error.type`: `tool_error`, or the kind of the refusal, which names the
- * link that refused. Outermost, so every link's work is inside it.
+ * link that refused. Outermost, so every link's work is inside it. Neither
+ * arguments nor results are recorded unless
+ * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` asks for them,
+ * and then redacted by the same keys as results.
  *
  * @example
- * compose([trace(), audit(write), authorize()], callSource)
+ * compose([trace(["api_key"]), audit(write), authorize()], callSource)
  */
-export function trace(): Link {
+export function trace(
+  redactKeys: readonly string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Link {
+  const capture = env[CAPTURE_CONTENT] === "true";
+  const keys = new Set([...SENSITIVE_KEYS, ...redactKeys].map((k) => k.toLowerCase()));
   return function traceLink(request, next) {
     return servedOperation(
       {
@@ -34,7 +49,14 @@ export function trace(): Link {
         },
       },
       context.active(),
-      () => next(request),
+      capture
+        ? () =>
+            // The result comes back through the redact link already; the arguments do not.
+            next(request).then((result) => {
+              recordContent(redactValue(argumentsOf(request), keys, request.path), result);
+              return result;
+            })
+        : () => next(request),
     );
   };
 }
