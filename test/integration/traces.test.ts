@@ -19,6 +19,7 @@ import {
 } from "../helpers/broker.js";
 
 const MODERN_FIXTURE = fileURLToPath(new URL("../fixtures/modern-server.mjs", import.meta.url));
+const SECRETS_FIXTURE = fileURLToPath(new URL("../fixtures/secrets-server.mjs", import.meta.url));
 const modernCommand = () => [process.execPath, MODERN_FIXTURE];
 
 /**
@@ -153,7 +154,10 @@ describe("content on spans", () => {
   it("is recorded only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT says so, redacted", async () => {
     const config = {
       redact: ["api_key"],
-      tree: [{ path: "/e", source: { backend: "stdio", command: everythingCommand() } }],
+      tree: [
+        { path: "/e", source: { backend: "stdio", command: everythingCommand() } },
+        { path: "/s", source: { backend: "stdio", command: [process.execPath, SECRETS_FIXTURE] } },
+      ],
     };
     const message = JSON.stringify({ api_key: "k-123", city: "Lyon" });
     const attributesOf = async (b: TestBroker) => {
@@ -176,6 +180,19 @@ describe("content on spans", () => {
       const args = JSON.parse(String(told["gen_ai.tool.call.arguments"])) as { message: string };
       expect(JSON.parse(args.message)).toEqual({ city: "Lyon" });
       expect(String(told["gen_ai.tool.call.result"])).toContain("Echo:");
+      // A result the redaction changed says so on its span.
+      exporter.reset();
+      await capturing.post("/meta_call", {
+        path: "/e/echo",
+        args: { message: "plain" },
+      });
+      expect(named("tools/call echo", SpanKind.SERVER)!.events.map((e) => e.name)).not.toContain(
+        "mcp_broker.redaction",
+      );
+      await capturing.post("/meta_call", { path: "/s/echo_secret", args: {} });
+      const secret = named("tools/call echo_secret", SpanKind.SERVER)!;
+      expect(secret.events.map((e) => e.name)).toContain("mcp_broker.redaction");
+      expect(String(secret.attributes["gen_ai.tool.call.result"])).not.toContain("password");
     } finally {
       await plain.close();
       await capturing.close();

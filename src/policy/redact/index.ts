@@ -1,3 +1,4 @@
+import { policyEvent } from "../../telemetry/mcp-operation.js";
 import type { Link, Result } from "../link.js";
 import { redactValue, SENSITIVE_KEYS } from "./redact.js";
 
@@ -15,6 +16,9 @@ export function redact(extraKeys: readonly string[] = []): Link {
   const keys = new Set([...SENSITIVE_KEYS, ...extraKeys].map((k) => k.toLowerCase()));
   return async function redactLink(request, next) {
     const result = await next(request);
-    return redactValue(result, keys, request.path) as Result;
+    const redacted = redactValue(result, keys, request.path) as Result;
+    // What holds nothing to remove comes back as the same object.
+    if (redacted !== result) policyEvent("mcp_broker.redaction", { removed: true });
+    return redacted;
   };
 }
