@@ -123,9 +123,9 @@ function errorTypeOf(outcome: { result?: unknown; error?: unknown }): string | u
  * records `mcp.server.operation.duration`. Inside an operation already served
  * here, the span is INTERNAL (a meta tool's call of a leaf) and the duration
  * is not counted twice; inside the same operation (a flat tool's call passed
- * on to the policy chain) there is no second span, only its attributes. Neither arguments nor
- * results are recorded. With no OpenTelemetry SDK started, spans and metrics
- * are the API's no-ops.
+ * on to the policy chain) there is no second span, only its attributes.
+ * Arguments and results are not recorded here (see `recordContent`). With no
+ * OpenTelemetry SDK started, the operation just runs.
  */
 export function servedOperation<T>(
   op: McpOperation,
