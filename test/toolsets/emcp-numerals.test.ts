@@ -71,8 +71,8 @@ async function numberOn(engine: Engine, text: string, cast: TvCast): Promise<num
     engine.db,
   );
   const n = rows[0]!.n;
-  // Drivers hand numbers back as JavaScript numbers, BigInts or decimal strings.
-  return n === null ? null : Number(n);
+  // Drivers hand numbers back as JavaScript numbers, BigInts or decimal strings; -0 is 0.
+  return n === null ? null : Number(n) + 0;
 }
 
 const digits = (min: number, max: number) =>
@@ -86,7 +86,10 @@ const text = fc.oneof(
   { weight: 4, arbitrary: numeral },
   {
     weight: 1,
-    arbitrary: fc.constantFrom("", "n/a", "1e3", " 12", "12\n", "0x1A", "+5", "-", ".5", "5."),
+    arbitrary: fc.constantFrom(
+      ...["", "n/a", "1e3", " 12", "12\n", "0x1A", "+5", "-", ".5", "5.", "1.2.3", "1..2"],
+      ...["--1", "1-", "-0.5.", "-.5", "１２", "١٢", "12 ", "0.0", "-0", "007"],
+    ),
   },
   { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
 );
