@@ -11,6 +11,7 @@ import {
   type Context,
   type Histogram,
   type MeterProvider,
+  type Span,
 } from "@opentelemetry/api";
 import { BrokerError } from "../contract/errors.js";
 import { packageVersion } from "../contract/version.js";
@@ -117,6 +118,11 @@ function errorTypeOf(outcome: { result?: unknown; error?: unknown }): string | u
   return undefined;
 }
 
+/** Whether spans or the duration metric are taken at all: callers skip building an operation if not. */
+export function observing(): boolean {
+  return serverDuration() !== undefined || tracing();
+}
+
 /**
  * Runs an operation the broker serves inside a SERVER span, child of `parent`
  * (a remote caller's span, from `_meta` or the HTTP `traceparent`), and
@@ -125,22 +131,24 @@ function errorTypeOf(outcome: { result?: unknown; error?: unknown }): string | u
  * is not counted twice; inside the same operation (a flat tool's call passed
  * on to the policy chain) there is no second span, only its attributes.
  * Arguments and results are not recorded here (see `recordContent`). With no
- * OpenTelemetry SDK started, the operation just runs.
+ * OpenTelemetry SDK started, the operation just runs. `run` gets `input`:
+ * no closure is made per call, as this runs for every request.
  */
-export function servedOperation<T>(
+export function servedOperation<A, T>(
   op: McpOperation,
   parent: Context,
-  run: () => Promise<T>,
+  run: (input: A) => Promise<T>,
+  input: A,
 ): Promise<T> {
   const histogram = serverDuration();
-  if (histogram === undefined && !tracing()) return run();
+  if (histogram === undefined && !tracing()) return run(input);
   const { name, attributes } = describe(op);
   const enclosing = trace.getSpan(parent);
   const nested = enclosing !== undefined && !enclosing.spanContext().isRemote;
   if (nested && servedNames.get(enclosing) === name) {
     // The same operation, one layer in (a flat tool call reaching the policy chain): one span.
     if (enclosing.isRecording()) enclosing.setAttributes(attributes);
-    return run();
+    return run(input);
   }
   const span = tracer.startSpan(
     name,
@@ -148,8 +156,13 @@ export function servedOperation<T>(
     parent,
   );
   servedNames.set(span, name);
-  return measured(span, nested ? undefined : histogram, attributes, () =>
-    context.with(trace.setSpan(parent, span), run),
+  const started = performance.now();
+  return measured(
+    span,
+    nested ? undefined : histogram,
+    attributes,
+    started,
+    context.with(trace.setSpan(parent, span), run, undefined, input),
   );
 }
 
@@ -169,48 +182,71 @@ export function backendOperation<T>(
   const spanContext = trace.setSpan(context.active(), span);
   const carrier: TraceCarrier = {};
   propagation.inject(spanContext, carrier);
-  return measured(span, undefined, attributes, () =>
-    context.with(spanContext, () => send(carrier)),
+  const started = performance.now();
+  return measured(
+    span,
+    undefined,
+    attributes,
+    started,
+    context.with(spanContext, send, undefined, carrier),
   );
 }
 
-function measured<T>(
-  span: ReturnType<typeof tracer.startSpan>,
+/** Ends `span` with the outcome of `running`, and records its duration in `histogram`. */
+async function measured<T>(
+  span: Span,
   histogram: Histogram | undefined,
   attributes: Attributes,
-  run: () => Promise<T>,
+  started: number,
+  running: Promise<T>,
 ): Promise<T> {
-  const started = performance.now();
-  const finish = (outcome: { result?: unknown; error?: unknown }) => {
-    const errorType = errorTypeOf(outcome);
-    if (errorType !== undefined) {
-      span.setAttribute(ERROR_TYPE, errorType);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-    span.end();
-    histogram?.record(
-      (performance.now() - started) / 1000,
-      errorType === undefined ? pick(attributes) : { ...pick(attributes), [ERROR_TYPE]: errorType },
-    );
-  };
-  // Callbacks, not an async function: one frame fewer per operation.
-  return run().then(
-    (result) => {
-      finish({ result });
-      return result;
-    },
-    (error: unknown) => {
-      finish({ error });
-      throw error;
-    },
+  try {
+    const result = await running;
+    finish(span, histogram, attributes, started, errorTypeOf({ result }));
+    return result;
+  } catch (error) {
+    finish(span, histogram, attributes, started, errorTypeOf({ error }));
+    throw error;
+  }
+}
+
+function finish(
+  span: Span,
+  histogram: Histogram | undefined,
+  attributes: Attributes,
+  started: number,
+  errorType: string | undefined,
+): void {
+  if (errorType !== undefined) {
+    span.setAttribute(ERROR_TYPE, errorType);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
+  if (histogram === undefined) return;
+  const kept = metricAttributes(attributes);
+  histogram.record(
+    (performance.now() - started) / 1000,
+    errorType === undefined ? kept : { ...kept, [ERROR_TYPE]: errorType },
   );
 }
 
+/** The metric's attribute sets, one per method and name: made once, not per call. */
+const metricSets = new Map<string, Attributes>();
+const MAX_METRIC_SETS = 10_000;
+
 /** The low-cardinality attributes a metric keeps: method and tool or prompt name. */
-function pick(attributes: Attributes): Attributes {
-  const kept: Attributes = { [MCP_METHOD]: attributes[MCP_METHOD] };
-  if (attributes[GEN_AI_TOOL] !== undefined) kept[GEN_AI_TOOL] = attributes[GEN_AI_TOOL];
-  if (attributes[GEN_AI_PROMPT] !== undefined) kept[GEN_AI_PROMPT] = attributes[GEN_AI_PROMPT];
+function metricAttributes(attributes: Attributes): Attributes {
+  const method = attributes[MCP_METHOD];
+  const tool = attributes[GEN_AI_TOOL];
+  const prompt = attributes[GEN_AI_PROMPT];
+  const key = `${String(method)}\u0000${String(tool ?? "")}\u0000${String(prompt ?? "")}`;
+  let kept = metricSets.get(key);
+  if (kept === undefined) {
+    kept = { [MCP_METHOD]: method };
+    if (tool !== undefined) kept[GEN_AI_TOOL] = tool;
+    if (prompt !== undefined) kept[GEN_AI_PROMPT] = prompt;
+    if (metricSets.size < MAX_METRIC_SETS) metricSets.set(key, kept);
+  }
   return kept;
 }
 

@@ -12,7 +12,7 @@ import {
   MCP_PROTOCOL_VERSION,
   MCP_SESSION,
 } from "../../telemetry/mcp-attributes.js";
-import { parentOf, servedOperation } from "../../telemetry/mcp-operation.js";
+import { observing, parentOf, servedOperation } from "../../telemetry/mcp-operation.js";
 
 /** An SDK request schema: its `method` literal and the shape of its params. */
 type RequestSchema = z.ZodObject<{ method: z.ZodLiteral<string> }>;
@@ -56,7 +56,9 @@ export function handleRequest<S extends RequestSchema>(
       throw protocolError(err, profile);
     }
   };
+  const serveBoth = ([raw, extra]: [unknown, RequestExtra]) => serve(raw, extra);
   const answer = (raw: unknown, extra: RequestExtra): Promise<ServerResult> => {
+    if (!observing()) return serve(raw, extra);
     const params = (raw as { params?: { _meta?: unknown; name?: unknown; uri?: unknown } }).params;
     const target = params?.name ?? params?.uri;
     const identity = extra.identity;
@@ -71,7 +73,8 @@ export function handleRequest<S extends RequestSchema>(
         },
       },
       parentOf(params?._meta),
-      () => serve(raw, extra),
+      serveBoth,
+      [raw, extra],
     );
   };
   host.handle(method, answer);

@@ -1,7 +1,7 @@
 import { context } from "@opentelemetry/api";
 import { BROKER_PATH, MCP_SESSION } from "../../telemetry/mcp-attributes.js";
-import { recordContent, servedOperation } from "../../telemetry/mcp-operation.js";
-import { argumentsOf, type Link, type Request } from "../link.js";
+import { observing, recordContent, servedOperation } from "../../telemetry/mcp-operation.js";
+import { argumentsOf, type Link, type Next, type Request, type Result } from "../link.js";
 import { redactValue, SENSITIVE_KEYS } from "../redact/redact.js";
 
 /**
@@ -39,6 +39,7 @@ export function trace(
   const capture = env[CAPTURE_CONTENT] === "true";
   const keys = new Set([...SENSITIVE_KEYS, ...redactKeys].map((k) => k.toLowerCase()));
   return function traceLink(request, next) {
+    if (!observing()) return next(request);
     return servedOperation(
       {
         method: request.kind,
@@ -49,14 +50,26 @@ export function trace(
         },
       },
       context.active(),
-      capture
-        ? () =>
-            // The result comes back through the redact link already; the arguments do not.
-            next(request).then((result) => {
-              recordContent(redactValue(argumentsOf(request), keys, request.path), result);
-              return result;
-            })
-        : () => next(request),
+      capture ? passRecording : pass,
+      { request, next, keys },
     );
   };
+}
+
+interface Passing {
+  readonly request: Request;
+  readonly next: Next;
+  readonly keys: ReadonlySet<string>;
+}
+
+/** Module-level, not closures: they run for every request. */
+function pass({ request, next }: Passing): Promise<Result> {
+  return next(request);
+}
+
+async function passRecording({ request, next, keys }: Passing): Promise<Result> {
+  const result = await next(request);
+  // The result comes back through the redact link already; the arguments do not.
+  recordContent(redactValue(argumentsOf(request), keys, request.path), result);
+  return result;
 }
