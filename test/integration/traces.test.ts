@@ -9,6 +9,8 @@ import {
 } from "@opentelemetry/sdk-trace";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { fileURLToPath } from "node:url";
 import {
@@ -147,6 +149,42 @@ describe("traces", () => {
     const client = named("tools/call echo", SpanKind.CLIENT)!;
     expect(client.spanContext().traceId).toBe(TRACE_ID);
     expect(parentOf(client)).toBe(server.spanContext().spanId);
+  });
+});
+
+describe("a bridged call", () => {
+  it("a 2025-era client, a 2026-07-28 backend asking for sampling: one trace, the rounds inside the CLIENT span", async () => {
+    const client = await connectHttp(
+      broker.url,
+      {},
+      {
+        path: "/mcp/modern",
+        client: { capabilities: { sampling: {} } },
+      },
+    );
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: "assistant",
+      model: "stand-in",
+      content: { type: "text", text: "42" },
+    }));
+    exporter.reset();
+    const result = await client.callTool({
+      name: "ask",
+      arguments: { question: "size?" },
+      _meta: { traceparent: TRACEPARENT },
+    });
+    expect(textOf(result)).toContain("answer: 42");
+    const server = named("tools/call ask", SpanKind.SERVER)!;
+    const backend = named("tools/call ask", SpanKind.CLIENT)!;
+    expect(parentOf(server)).toBe(CALLER_SPAN);
+    expect(parentOf(backend)).toBe(server.spanContext().spanId);
+    expect(backend.spanContext().traceId).toBe(TRACE_ID);
+    // One CLIENT span for the whole call: both rounds (the question, then the answer) are in it.
+    expect(
+      spans().filter((s) => s.kind === SpanKind.CLIENT && s.name === "tools/call ask"),
+    ).toHaveLength(1);
+    expect(server.attributes["error.type"]).toBeUndefined();
+    await client.close();
   });
 });
 
