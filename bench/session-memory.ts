@@ -9,6 +9,7 @@ import { cpus } from "node:os";
 import { pino } from "pino";
 import { serveHttp } from "../src/serve.js";
 import { writeConfig } from "../test/helpers/broker.js";
+import { INITIALIZE, postMcp } from "../test/helpers/mcp-client.js";
 import { echoConfig } from "./echo-configs.js";
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 500);
@@ -22,20 +23,7 @@ function settled(): { heap: number; rss: number } {
 }
 
 async function initialize(url: string): Promise<string> {
-  const res = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "m", version: "1" },
-      },
-    }),
-  });
+  const res = await postMcp(`${url}/mcp`, INITIALIZE);
   await res.text();
   const id = res.headers.get("mcp-session-id");
   if (!id) throw new Error(`no session: HTTP ${res.status}`);
