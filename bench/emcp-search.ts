@@ -5,7 +5,7 @@
  * SQLite always, MariaDB and PostgreSQL when they answer. Prints a Markdown report.
  */
 import { mkdtempSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -17,6 +17,7 @@ import { openDatabase } from "../src/toolsets/emcp/open-database.js";
 import { EVO_TABLES } from "../src/toolsets/emcp/schema.js";
 import { broker, stopChildren } from "./processes.js";
 import { sequential } from "./stats.js";
+import { machineLine } from "./machine.js";
 
 const DOCS = Number(process.env.BENCH_EMCP_DOCS ?? 100_000);
 const CALLS = Number(process.env.BENCH_EMCP_CALLS ?? 100);
@@ -206,7 +207,7 @@ async function main(): Promise<void> {
   });
 
   const lines = [
-    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+    machineLine(),
     `evo.content.search, ${DOCS} documents. p50 of ${CALLS} sequential calls, best of ${ROUNDS} interleaved rounds.`,
     ...SEARCHES.map((search) => `- ${search.name}: ${JSON.stringify(search.args)}`),
     "",

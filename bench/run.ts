@@ -7,7 +7,6 @@
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -18,6 +17,7 @@ import { broker, redisReachable, start, stopChildren } from "./processes.js";
 import { childPids, descendantPids } from "./process-cpu.js";
 import { rawToolCaller } from "./raw-mcp-client.js";
 import { BENCH_TOKEN, echoConfig, everything, withPolicy } from "./echo-configs.js";
+import { machineLine } from "./machine.js";
 import {
   CLIENTS,
   measureAll,
@@ -183,7 +183,7 @@ async function main(): Promise<void> {
   const floor = rows[1]!;
   const fmt = (n: number) => n.toFixed(3);
   const lines = [
-    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+    machineLine(),
     `Sequential: ${SEQUENTIAL} calls after 200 warm-up, and concurrent: ${CLIENTS} clients × ${PER_CLIENT} calls each, both in ${ROUNDS} interleaved rounds, the median kept.`,
     "",
     "| path | p50 ms | p99 ms | p50 − floor ms | calls/s (16 clients) | × floor | server CPU µs/call |",

@@ -4,7 +4,6 @@
  * Streamable HTTP and HTTP+SSE sessions, 2.x for stateless 2026-07-28),
  * side by side in one run: mcp-broker, mcp-hub, supergateway and mcp-proxy.
  */
-import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -22,6 +21,7 @@ import { CLIENTS, measureAll, PER_CLIENT, ROUNDS, SEQUENTIAL, type Row } from ".
 import { childPids, descendantPids } from "./process-cpu.js";
 import { startMcpProxy, startSupergateway } from "./gateways.js";
 import { broker, freePort, startOnPort, stopChildren } from "./processes.js";
+import { machineLine } from "./machine.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const args = { message: "hello" };
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   const modern = rows[1]!;
   console.log(
     [
-      `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+      machineLine(),
       `SDK clients: ${SEQUENTIAL} sequential calls and ${CLIENTS} clients × ${PER_CLIENT} calls, in ${ROUNDS} interleaved rounds, the median kept.`,
       "",
       "| path | p50 ms | p99 ms | calls/s (16 clients) | × best peer | server CPU µs/call |",

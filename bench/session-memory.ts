@@ -5,12 +5,12 @@
  * before and after. `npm run bench` does not run it; `node --expose-gc
  * --import tsx bench/session-memory.ts`.
  */
-import { cpus } from "node:os";
 import { pino } from "pino";
 import { serveHttp } from "../src/serve.js";
 import { writeConfig } from "../test/helpers/broker.js";
 import { INITIALIZE, postMcp } from "../test/helpers/mcp-client.js";
 import { echoConfig } from "./echo-configs.js";
+import { machineLine } from "./machine.js";
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 500);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const after = settled();
   const kb = (bytes: number) => (bytes / SESSIONS / 1024).toFixed(1);
   console.log(
-    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.\n` +
+    `${machineLine()}\n` +
       `${SESSIONS} open sessions: heap +${kb(after.heap - before.heap)} KB and RSS +${kb(after.rss - before.rss)} KB per session (after a full GC).`,
   );
   await running.close();

@@ -10,7 +10,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -18,6 +18,7 @@ import { echoConfig } from "./echo-configs.js";
 import { cpuSeconds } from "./process-cpu.js";
 import { start, stopChildren } from "./processes.js";
 import { median, sequential } from "./stats.js";
+import { machineLine } from "./machine.js";
 
 const ROUNDS = Number(process.env.BENCH_TRACING_ROUNDS ?? 15);
 const CALLS = Number(process.env.BENCH_TRACING_CALLS ?? 400);
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
     await sequential(t.on, 300);
   }
   const lines = [
-    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+    machineLine(),
     `Tracing off vs on (OTLP/HTTP protobuf to a loopback sink, batch span processor); ${ROUNDS} alternating rounds of ${CALLS} sequential calls, medians of the rounds' p50.`,
     "",
     "| client | off p50 ms | on p50 ms | on / off | broker CPU µs/call, off | on | on − off |",

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -15,6 +15,7 @@ import { pino } from "pino";
 import { WasmSource } from "../src/sources/wasm/wasm-source.js";
 import { broker, stopChildren } from "./processes.js";
 import { concurrent, sequential } from "./stats.js";
+import { machineLine } from "./machine.js";
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const CLIENTS = 16;
@@ -112,7 +113,7 @@ const stdio = results.find((r) => r.name.startsWith("stdio"))!;
 console.log(
   `## WebAssembly component vs stdio MCP server (${new Date().toISOString().slice(0, 10)})`,
 );
-console.log(`\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}.`);
+console.log(`\n${machineLine()}`);
 console.log(
   `word_count through the broker; ${SEQUENTIAL} sequential calls, then ${CLIENTS} clients × ${PER_CLIENT} calls, median of ${ROUNDS} rounds.\n`,
 );
