@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from "jose";
 import { z } from "zod";
 import { BrokerError } from "../../contract/errors.js";
-import { guardedRequest, RequestFailed } from "../../net/guarded-request.js";
+import { guardedFetch, type Fetch } from "../../net/guarded-fetch.js";
 import { HostAllowlist } from "../../net/host-allowlist.js";
 
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
@@ -24,7 +24,7 @@ const IssuerMetadata = z.looseObject({ issuer: z.string(), jwks_uri: z.url() });
  * and the key set's hosts only, also after a redirect.
  */
 export class IssuerKeys {
-  private readonly policy: HostAllowlist;
+  private readonly request: Fetch;
   private keys: Promise<JWTVerifyGetKey> | undefined;
 
   constructor(
@@ -33,7 +33,11 @@ export class IssuerKeys {
     private readonly refetchCooldownMs = REFETCH_COOLDOWN_MS,
   ) {
     const hosts = [new URL(issuer).hostname, ...(jwksUrl ? [new URL(jwksUrl).hostname] : [])];
-    this.policy = new HostAllowlist(hosts.map((h) => h.replace(/^\[|\]$/g, "")));
+    this.request = guardedFetch({
+      policy: new HostAllowlist(hosts.map((h) => h.replace(/^\[|\]$/g, ""))),
+      maxBytes: MAX_DOCUMENT_BYTES,
+      timeoutMs: TIMEOUT_MS,
+    });
   }
 
   /** jose's key lookup for `jwtVerify`; fails with `unavailable` while the issuer cannot be asked. */
@@ -95,16 +99,9 @@ export class IssuerKeys {
     headers: ConstructorParameters<typeof Headers>[0],
   ): Promise<Response> {
     try {
-      const answer = await guardedRequest(target, {
-        method: "GET",
-        headers: Object.fromEntries(new Headers(headers).entries()),
-        policy: this.policy,
-        maxBytes: MAX_DOCUMENT_BYTES,
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-      return new Response(new Uint8Array(answer.body), { status: answer.status });
+      return await this.request(target, { headers });
     } catch (err) {
-      const why = err instanceof RequestFailed ? err.message : String(err);
+      const why = err instanceof Error ? err.message : String(err);
       throw new BrokerError("unavailable", `cannot ask the authorization server: ${why}`);
     }
   }

@@ -4,7 +4,7 @@ import {
   type AuthProvider,
   type FetchLike,
 } from "@modelcontextprotocol/client";
-import { guardedRequest, RequestFailed } from "../../net/guarded-request.js";
+import { guardedFetch } from "../../net/guarded-fetch.js";
 import type { AddressPolicy } from "../../net/address-policy.js";
 import { PublicAddresses } from "../../net/public-addresses.js";
 
@@ -43,11 +43,13 @@ export class ClientCredentials implements AuthProvider {
     private readonly serverUrl: string,
     private readonly settings: ClientCredentialsSettings,
   ) {
-    this.fetch = guardedFetch(
-      new TrustedHosts(
+    this.fetch = guardedFetch({
+      policy: new TrustedHosts(
         [serverUrl, settings.issuer].flatMap((u) => (u ? [new URL(u).hostname] : [])),
       ),
-    );
+      maxBytes: MAX_ANSWER_BYTES,
+      timeoutMs: TIMEOUT_MS,
+    });
   }
 
   async token(): Promise<string | undefined> {
@@ -100,33 +102,4 @@ class TrustedHosts implements AddressPolicy {
   refusal(): string {
     return this.publicOnly.refusal();
   }
-}
-
-/** `fetch` for the SDK's discovery and token requests, through the guarded client. */
-function guardedFetch(policy: AddressPolicy): FetchLike {
-  return async (input, init) => {
-    const url = String(input);
-    const body = init?.body;
-    try {
-      const answer = await guardedRequest(url, {
-        method: init?.method === "POST" ? "POST" : "GET",
-        headers: Object.fromEntries(new Headers(init?.headers).entries()),
-        ...(body === undefined || body === null ? {} : { body: Buffer.from(String(body)) }),
-        policy,
-        maxBytes: MAX_ANSWER_BYTES,
-        signal: init?.signal ?? AbortSignal.timeout(TIMEOUT_MS),
-      });
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(answer.headers)) {
-        if (typeof value === "string") headers.set(name, value);
-      }
-      return new Response(answer.status === 204 ? null : new Uint8Array(answer.body), {
-        status: answer.status,
-        headers,
-      });
-    } catch (err) {
-      if (err instanceof RequestFailed) throw new TypeError(err.message, { cause: err });
-      throw err;
-    }
-  };
 }
