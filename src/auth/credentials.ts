@@ -3,7 +3,7 @@ import type { Principal } from "../contract/router.js";
 import { IssuerKeys } from "./oauth/issuer-keys.js";
 import { JwtVerifier, type JwtVerdict } from "./oauth/jwt-verifier.js";
 import { ProtectedResource } from "./oauth/protected-resource.js";
-import { TokenBook, type TokenEntry } from "./token-book.js";
+import { sha256, TokenBook, type TokenEntry } from "./token-book.js";
 
 /** A bearer token's shape as a JWT: three base64url parts. */
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -32,9 +32,11 @@ export class Credentials {
 
   /** The principal of a presented token, or why it has none; throws `unavailable` (see JwtVerifier). */
   async authenticate(token: string): Promise<JwtVerdict> {
-    const principal: Principal | undefined = this.tokens.authenticate(token);
+    // One digest serves both: the static tokens' lookup and the verified JWTs' memory.
+    const digest = sha256(token);
+    const principal: Principal | undefined = this.tokens.authenticateDigest(digest);
     if (principal) return { principal };
-    if (this.oauth && JWT.test(token)) return this.oauth.verifier.verify(token);
+    if (this.oauth && JWT.test(token)) return this.oauth.verifier.verify(token, digest);
     return { reason: "no such token" };
   }
 }

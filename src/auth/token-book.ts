@@ -42,7 +42,11 @@ export class TokenBook {
 
   /** The principal of a presented token, or undefined. */
   authenticate(token: string): Principal | undefined {
-    const digest = sha256(token);
+    return this.authenticateDigest(sha256(token));
+  }
+
+  /** The same, from the token's SHA-256, for a caller that needs the digest too. */
+  authenticateDigest(digest: Buffer): Principal | undefined {
     let found: Principal | undefined;
     for (const entry of this.entries) {
       if (timingSafeEqual(entry.digest, digest) && found === undefined) found = entry.principal;

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import { LRUCache } from "lru-cache";
 import { OAUTH_ALGORITHMS, type OAuthConfig } from "../../config/schema.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { Principal } from "../../contract/router.js";
+import { sha256 } from "../token-book.js";
 import { brokerScopes, tokenScopes, type ScopeMap } from "./token-scopes.js";
 
 const DEFAULT_CLOCK_SKEW_S = 30;
@@ -39,10 +39,13 @@ export class JwtVerifier {
     this.scopeMap = settings.scope_map ?? {};
   }
 
-  /** Throws `unavailable` when the issuer's keys cannot be had: the token may well be good. */
-  async verify(token: string): Promise<JwtVerdict> {
-    const digest = createHash("sha256").update(token).digest("base64url");
-    const known = this.remembered.get(digest);
+  /**
+   * Throws `unavailable` when the issuer's keys cannot be had: the token may
+   * well be good. `digest` is the token's SHA-256, if the caller has it already.
+   */
+  async verify(token: string, digest: Buffer = sha256(token)): Promise<JwtVerdict> {
+    const key = digest.toString("base64url");
+    const known = this.remembered.get(key);
     if (known && known.until > Date.now()) return { principal: known.principal };
     let payload: JWTPayload;
     try {
@@ -72,7 +75,7 @@ export class JwtVerifier {
       scopes: brokerScopes(tokenScopes(payload, this.settings.scopes_claim), this.scopeMap),
     };
     const until = Math.min(Date.now() + REMEMBER_MS, (payload.exp as number) * 1000);
-    this.remembered.set(digest, { principal, until });
+    this.remembered.set(key, { principal, until });
     return { principal };
   }
 }
