@@ -61,8 +61,7 @@ export class IssuerKeys {
 
   private async discoverJwksUrl(): Promise<string> {
     const base = this.issuer.replace(/\/$/, "");
-    const { pathname } = new URL(this.issuer);
-    const origin = new URL(this.issuer).origin;
+    const { origin, pathname } = new URL(this.issuer);
     // RFC 8414 puts the well-known part before the issuer's path; OpenID after it.
     const candidates = [
       `${origin}/.well-known/oauth-authorization-server${pathname === "/" ? "" : pathname.replace(/\/$/, "")}`,
