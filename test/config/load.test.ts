@@ -73,6 +73,24 @@ describe("config", () => {
     expect(found).toMatch(/\$\.auth\.oauth\.clock_skew_s/);
   });
 
+  it("says what is wrong with a backend's client credentials", () => {
+    const source = (auth: unknown) => ({
+      tree: [
+        { path: "/r", source: { backend: "http", url: "https://tools.example.com/mcp", auth } },
+      ],
+    });
+    const good = { client_id: "broker", client_secret: "s" };
+    expect(parse(source({ client_credentials: good })).tree).toHaveLength(1);
+    const found = problems(
+      source({ client_credentials: { client_id: "", issuer: "file:///etc/passwd", extra: 1 } }),
+    ).join("\n");
+    expect(found).toMatch(/\$\.tree\[0\]\.source\.auth\.client_credentials\.client_id/);
+    expect(found).toMatch(/\$\.tree\[0\]\.source\.auth\.client_credentials\.client_secret/);
+    expect(found).toMatch(/\$\.tree\[0\]\.source\.auth\.client_credentials\.issuer/);
+    expect(found).toMatch(/extra/);
+    expect(problems(source({ bearer: "x" })).join()).toMatch(/\$\.tree\[0\]\.source\.auth/);
+  });
+
   it("refuses unknown keys, so a typo is not a silent default", () => {
     expect(problems({ tree: [{ path: "/a", sumary: "x" }] }).join()).toMatch(
       /\$\.tree\[0\].*sumary/,

@@ -10,7 +10,9 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { connectHttp, textOf } from "../helpers/mcp-client.js";
+import { connectHttp, openRawSession, postMcp, textOf } from "../helpers/mcp-client.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
+import fc from "fast-check";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { fileURLToPath } from "node:url";
 import {
@@ -149,6 +151,53 @@ describe("traces", () => {
     const client = named("tools/call echo", SpanKind.CLIENT)!;
     expect(client.spanContext().traceId).toBe(TRACE_ID);
     expect(parentOf(client)).toBe(server.spanContext().spanId);
+  });
+});
+
+describe("a caller's trace context, however malformed", () => {
+  it("never fails a request: an invalid one is ignored and the span starts a trace of its own", async () => {
+    const headers = await openRawSession(`${broker.url}/mcp`);
+    const carrier = fc.oneof(
+      fc.string({ maxLength: 80 }),
+      fc.constantFrom(
+        `00-${"0".repeat(32)}-${CALLER_SPAN}-01`,
+        `ff-${TRACE_ID}-${CALLER_SPAN}-01`,
+        `00-${TRACE_ID.toUpperCase()}-${CALLER_SPAN}-01`,
+        `${TRACEPARENT}-extra`,
+      ),
+    );
+    const meta = fc.oneof(carrier, fc.jsonValue({ maxDepth: 2 }));
+    await fc.assert(
+      fc.asyncProperty(carrier, meta, async (header, inMeta) => {
+        exporter.reset();
+        const rest = await fetch(`${broker.url}/meta_call`, {
+          method: "POST",
+          // A header value must be a byte string: others are the client's error, not ours.
+          headers: /^[\x20-\x7e]*$/.test(header) ? { traceparent: header } : {},
+          body: JSON.stringify({ path: "/fx/pid", args: {} }),
+        });
+        expect(rest.status).toBe(200);
+        await rest.text();
+        const mcp = await postMcp(
+          `${broker.url}/mcp`,
+          {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: {
+              name: "meta_call",
+              arguments: { path: "/fx/pid" },
+              _meta: { traceparent: inMeta },
+            },
+          },
+          headers,
+        );
+        expect(mcp.status).toBe(200);
+        expect(await mcp.text()).not.toContain('"error"');
+        for (const span of spans()) expect(span.spanContext().traceId).toMatch(/^[0-9a-f]{32}$/);
+      }),
+      { seed: 23, numRuns: fuzzRuns(60) },
+    );
   });
 });
 
