@@ -8,9 +8,11 @@ import {
 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, writeConfig } from "../helpers/broker.js";
 import { spawnBroker, type BrokerProcess } from "../helpers/broker-process.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 import { textOf } from "../helpers/mcp-client.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";
 import { bearer, token } from "../helpers/tokens.js";
@@ -24,10 +26,11 @@ const hasRedis = await redisAvailable();
 const alice = token("alice", ["*:/**"]);
 const bob = token("bob", ["*:/**"]);
 const instances: BrokerProcess[] = [];
+let config = "";
 
 beforeAll(async () => {
   if (!hasRedis) return;
-  const config = writeConfig({
+  config = writeConfig({
     state: REDIS_URL,
     expose: "meta",
     registry: { predefined: false },
@@ -40,12 +43,12 @@ afterAll(async () => {
   await Promise.all(instances.map((b) => b.stop()));
 });
 
-type Route = (request: { method: string; body: string; index: number }) => 0 | 1;
-const roundRobin: Route = ({ index }) => (index % 2) as 0 | 1;
+type Route = (request: { method: string; body: string; index: number }) => number;
+const roundRobin: Route = ({ index }) => index % 2;
 
 /** A 1.x SDK client of `/mcp` whose every HTTP request goes to the instance `route` picks. */
 async function clientThrough(route: Route, who = alice, capabilities = {}) {
-  const hits = [0, 0];
+  const hits = instances.map(() => 0);
   let index = 0;
   const fetchVia = (input: string | URL | Request, init?: RequestInit) => {
     const body = typeof init?.body === "string" ? init.body : "";
@@ -79,6 +82,30 @@ const listToolsIn = (sessionId: string, instance: number, who: { bearer: string 
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
   });
+
+/** Has instance `at`'s backend say that `uri` changed, through `client`'s session. */
+async function touch(client: Client, at: number, uri: string): Promise<void> {
+  const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+  const res = await fetch(`${instances[at]!.url}/mcp`, {
+    method: "POST",
+    headers: {
+      ...bearer(alice),
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-11-25",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "meta_call", arguments: { path: "/fx/touch", args: { uri } } },
+    }),
+  });
+  expect(await res.text()).toContain("sent");
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const metaCall = (client: Client, path: string, args: Record<string, unknown> = {}) =>
   client.callTool({ name: "meta_call", arguments: { path, args } });
@@ -114,14 +141,10 @@ describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis"
     await client.close();
   });
 
-  it("relays a resource update to the instance holding the client's stream", async () => {
-    // The stream (GET) is on instance 0; subscribing and the change happen on instance 1.
+  it("sends resource updates from the stream's instance, for a subscription made on another", async () => {
+    // The stream (GET) is on instance 0; the subscription is made on instance 1.
     const { client } = await clientThrough(({ method, body }) =>
-      method === "GET"
-        ? 0
-        : body.includes("resources/subscribe") || body.includes("/fx/touch")
-          ? 1
-          : 0,
+      method !== "GET" && body.includes("resources/subscribe") ? 1 : 0,
     );
     const updates: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
@@ -129,8 +152,107 @@ describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis"
     });
     const uri = "mcp-broker://fx/test%3A%2F%2Fa";
     await client.subscribeResource({ uri });
-    expect(textOf(await metaCall(client, "/fx/touch", { uri: "test://a" }))).toBe("sent");
-    await expect.poll(() => updates, { timeout: 5000 }).toEqual([uri]);
+    // Instance 0 follows the subscription a moment later, on its own backend.
+    await expect
+      .poll(async () => (await touch(client, 0, "test://a"), updates.length), { timeout: 5000 })
+      .toBeGreaterThan(0);
+    expect(new Set(updates)).toEqual(new Set([uri]));
+    // Instance 1's backend also heard the subscribe; what it says is not sent twice.
+    const before = updates.length;
+    await touch(client, 1, "test://a");
+    await touch(client, 0, "test://a");
+    await expect.poll(() => updates.length, { timeout: 5000 }).toBe(before + 1);
+    await sleep(300);
+    expect(updates.length).toBe(before + 1);
+    await client.close();
+  });
+
+  it("ends a subscription on every instance whichever gets the unsubscribe", async () => {
+    const { client } = await clientThrough(({ method, body }) =>
+      method !== "GET" && body.includes("resources/unsubscribe") ? 1 : 0,
+    );
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updates.push(n.params.uri);
+    });
+    const [a, b] = ["a", "b"].map((n) => `mcp-broker://fx/test%3A%2F%2F${n}`) as [string, string];
+    await client.subscribeResource({ uri: a });
+    await client.subscribeResource({ uri: b });
+    await client.unsubscribeResource({ uri: a });
+    await sleep(300);
+    await touch(client, 0, "test://a");
+    await touch(client, 0, "test://b");
+    await expect.poll(() => updates, { timeout: 5000 }).toContain(b);
+    await sleep(300);
+    expect(updates).not.toContain(a);
+    await client.close();
+  });
+
+  it("keeps a client's subscriptions when the instance holding its stream is lost", async () => {
+    const victim = instances.push(await spawnBroker(config)) - 1;
+    let lost = false;
+    // Everything on the victim until it is killed, then on instance 0.
+    const { client } = await clientThrough(() => (lost ? 0 : victim));
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updates.push(n.params.uri);
+    });
+    const uri = "mcp-broker://fx/test%3A%2F%2Fa";
+    await client.subscribeResource({ uri });
+    lost = true;
+    instances[victim]!.child.kill("SIGKILL");
+    // The client opens its stream again, on instance 0, which takes the subscription up.
+    await expect
+      .poll(async () => (await touch(client, 0, "test://a"), updates.length), {
+        timeout: 15_000,
+        interval: 500,
+      })
+      .toBeGreaterThan(0);
+    expect(new Set(updates)).toEqual(new Set([uri]));
+    await client.close();
+  }, 30_000);
+
+  it("takes malformed subscription changes on any instance without harm to the session", async () => {
+    const { client } = await clientThrough(() => 0);
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updates.push(n.params.uri);
+    });
+    const uri = "mcp-broker://fx/test%3A%2F%2Fa";
+    await client.subscribeResource({ uri });
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const change = fc.record(
+      {
+        jsonrpc: fc.constant("2.0"),
+        id: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.object()),
+        method: fc.constantFrom("resources/subscribe", "resources/unsubscribe"),
+        params: fc.oneof(fc.anything(), fc.record({ uri: fc.anything() })),
+      },
+      { requiredKeys: ["method"] },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(change, fc.array(change, { maxLength: 3 })), async (body) => {
+        const res = await fetch(`${instances[1]!.url}/mcp`, {
+          method: "POST",
+          headers: {
+            ...bearer(alice),
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-session-id": sessionId,
+            "mcp-protocol-version": "2025-11-25",
+          },
+          body: JSON.stringify(body),
+        });
+        await res.text();
+        expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: fuzzRuns(60), seed: 19 },
+    );
+    // The session and its subscription are whole, on both instances.
+    expect((await client.listTools()).tools).toHaveLength(4);
+    await expect
+      .poll(async () => (await touch(client, 0, "test://a"), updates.length), { timeout: 5000 })
+      .toBeGreaterThan(0);
     await client.close();
   });
 

@@ -1,26 +1,14 @@
 import { randomUUID } from "node:crypto";
 import {
   WebStandardStreamableHTTPServerTransport,
-  type JSONRPCMessage,
   type Server,
-  type TransportSendOptions,
 } from "@modelcontextprotocol/server";
 import { BrokerError } from "../../contract/errors.js";
 import type { Principal } from "../../contract/router.js";
 import { SessionEventStore } from "./event-store.js";
 import type { OpenSession, SessionBook } from "./session-book.js";
+import { SessionCopy } from "./session-copy.js";
 import type { SessionMessage, SessionRecord, SharedSessions } from "./shared-sessions.js";
-
-/**
- * Notifications every instance sends of itself (each rebuilds its own tree
- * and catalogs): the instance holding the client's stream sends its own, so
- * they are never relayed, which would repeat them once per instance.
- */
-const SENT_BY_EVERY_INSTANCE = new Set([
-  "notifications/tools/list_changed",
-  "notifications/resources/list_changed",
-  "notifications/prompts/list_changed",
-]);
 
 /** What clients are told to wait before they reconnect a broken stream. */
 const RETRY_MS = 1000;
@@ -45,14 +33,13 @@ export interface McpHttpEndpoint {
  * With `shared` (a Redis state store), a session opened on one instance is
  * served by any: an instance that does not hold it takes it up from its
  * record, replaying the client's `initialize` to a server of its own under
- * the same id; a client's answers and notifications, and a server's
- * notifications for the client's stream, go on the bus to the instance they
- * concern.
+ * the same id; each instance's copy of a session (SessionCopy) shares with
+ * the others what is not a request, and the client's subscriptions.
  */
 export class HttpSessions implements McpHttpEndpoint {
   private readonly records = new Map<string, SessionRecord>();
-  /** Each session's own sending, for notifications that came on the bus. */
-  private readonly delivers = new Map<string, (message: JSONRPCMessage) => Promise<void>>();
+  /** Each session's copy here, when sessions are shared. */
+  private readonly copies = new Map<string, SessionCopy>();
   private readonly adopting = new Map<string, Promise<OpenSession | undefined>>();
   private readonly stopListening: (() => void) | undefined;
 
@@ -75,16 +62,19 @@ export class HttpSessions implements McpHttpEndpoint {
       const session = this.book.use(id, this.endpoint) ?? (await this.takeUp(id, principal));
       if (!session) return sessionNotFound(id);
       if (session.owner !== principal.id) throw foreignSession(id);
-      const record = this.records.get(id);
-      if (this.shared && record) {
-        this.shared.touch(id, record);
-        if (request.method === "POST" && parsedBody !== undefined && !holdsRequest(parsedBody)) {
+      const copy = this.copies.get(id);
+      if (!this.shared || !copy) return session.transport.handleRequest(request, { parsedBody });
+      this.shared.touch(id);
+      if (request.method === "POST" && parsedBody !== undefined) {
+        if (!holdsRequest(parsedBody)) {
           // An answer or a notification may concern a call another instance runs.
           await this.shared.send({ session: id, from: "client", body: parsedBody });
           return new Response(null, { status: 202 });
         }
+        copy.noteRequests(parsedBody);
       }
-      return session.transport.handleRequest(request, { parsedBody });
+      const response = await session.transport.handleRequest(request, { parsedBody });
+      return request.method === "GET" ? copy.openStream(response) : response;
     }
     if (request.method !== "POST") {
       return jsonRpcError(
@@ -131,7 +121,7 @@ export class HttpSessions implements McpHttpEndpoint {
     record: SessionRecord | undefined,
   ): { server: Server; transport: WebStandardStreamableHTTPServerTransport } {
     const server = this.createServer(principal);
-    let deliver: ((message: JSONRPCMessage) => Promise<void>) | undefined;
+    let copy: SessionCopy | undefined;
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: sessionId,
@@ -139,7 +129,7 @@ export class HttpSessions implements McpHttpEndpoint {
         ...(this.resumable ? { eventStore: new SessionEventStore(), retryInterval: RETRY_MS } : {}),
         onsessioninitialized: (sid) => {
           if (record) this.records.set(sid, record);
-          if (deliver) this.delivers.set(sid, deliver);
+          if (copy) this.copies.set(sid, copy);
           this.book.add(
             {
               id: sid,
@@ -161,40 +151,8 @@ export class HttpSessions implements McpHttpEndpoint {
     transport.onclose = () => {
       if (transport.sessionId !== undefined) this.forget(transport.sessionId);
     };
-    // The server calls transport.send as it is when it sends: wrapped here, before connect.
-    if (this.shared) deliver = this.relayStreamNotifications(server, transport);
+    if (this.shared) copy = new SessionCopy(this.endpoint, server, transport, this.shared);
     return { server, transport };
-  }
-
-  /**
-   * A notification for the client's stream (a resource update, a log
-   * message) goes on the bus, to whichever instance holds the stream; the
-   * SDK answers with it there.
-   */
-  private relayStreamNotifications(
-    server: Server,
-    transport: WebStandardStreamableHTTPServerTransport,
-  ): (message: JSONRPCMessage) => Promise<void> {
-    const deliver = transport.send.bind(transport);
-    transport.send = async (message: JSONRPCMessage, options?: TransportSendOptions) => {
-      const sid = transport.sessionId;
-      if (
-        sid === undefined ||
-        !("method" in message) ||
-        "id" in message ||
-        options?.relatedRequestId !== undefined ||
-        SENT_BY_EVERY_INSTANCE.has(message.method)
-      )
-        return deliver(message, options);
-      await this.shared!.send({ session: sid, from: "server", body: message });
-    };
-    const previous = server.onerror;
-    server.onerror = (err) => {
-      // An answer came on the bus to every instance; the one that asked took it.
-      if (err.message.startsWith("Received a response for an unknown message ID")) return;
-      previous?.(err);
-    };
-    return deliver;
   }
 
   /** Takes up a session another instance opened, once however many requests ask at once. */
@@ -256,32 +214,13 @@ export class HttpSessions implements McpHttpEndpoint {
       this.book.end(message.session, this.endpoint);
       return;
     }
-    if (message.from === "server") {
-      // No stream here (another instance holds it), or it closed: not this instance's to send.
-      this.delivers
-        .get(message.session)?.(message.body as JSONRPCMessage)
-        .catch(() => undefined);
-      return;
-    }
-    session.transport
-      .handleRequest(
-        new Request(`http://mcp-broker${this.endpoint}`, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "mcp-session-id": message.session,
-          },
-          body: JSON.stringify(message.body),
-        }),
-      )
-      .catch(() => undefined);
+    this.copies.get(message.session)?.hear(message);
   }
 
   private forget(id: string): void {
     this.book.remove(id);
     this.records.delete(id);
-    this.delivers.delete(id);
+    this.copies.delete(id);
     this.shared?.release(id);
   }
 }

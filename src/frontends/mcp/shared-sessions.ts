@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Logger } from "../../contract/log.js";
 import type { SharedStore } from "../../state/store.js";
 
@@ -8,6 +9,8 @@ export interface SessionRecord {
   readonly owner: string;
   /** The client's `initialize` params, replayed to a new server on another instance. */
   readonly initialize: Record<string, unknown>;
+  /** The resource URIs its client subscribed to, as the client wrote them. */
+  readonly subscriptions?: readonly string[];
 }
 
 /** A message of a session that must reach every instance holding it. */
@@ -15,11 +18,18 @@ export interface SessionMessage {
   readonly session: string;
   /**
    * `client`: a client's answers and notifications; `server`: a notification
-   * for the client's stream; `end`: the client ended the session (no body).
+   * for the client's stream; `end`: the client ended the session (no body);
+   * `stream`: the client opened its stream on the sending instance (no body);
+   * `subscribe`, `unsubscribe`: the client changed a subscription (the URI).
    */
-  readonly from: "client" | "server" | "end";
+  readonly from: "client" | "server" | "end" | "stream" | "subscribe" | "unsubscribe";
   readonly body?: unknown;
+  /** The instance that sent it. */
+  readonly origin: string;
 }
+
+/** How many times a subscription change re-reads a record another instance changed meanwhile. */
+const CHANGE_ATTEMPTS = 8;
 
 const CHANNEL = "mcp-broker:sessions";
 
@@ -32,12 +42,14 @@ const CHANNEL = "mcp-broker:sessions";
  * on the store's bus to every instance, and the one it concerns acts on it.
  */
 export class SharedSessions {
+  /** This instance, as the messages it sends name it. */
+  readonly instance = randomUUID();
   private readonly refreshed = new Map<string, number>();
 
   constructor(
     private readonly store: SharedStore,
     private readonly idleTimeoutMs: number,
-    private readonly log: Logger,
+    readonly log: Logger,
   ) {}
 
   async remember(id: string, record: SessionRecord): Promise<void> {
@@ -51,16 +63,38 @@ export class SharedSessions {
   }
 
   /**
-   * Keeps a used session's record alive. Written at most once a quarter of
-   * the idle timeout per instance, off the request's path: a session used
-   * on any instance stays open everywhere.
+   * Keeps a used session's record alive, as it is in the store (another
+   * instance may have changed it). Written at most once a quarter of the idle
+   * timeout per instance, off the request's path: a session used on any
+   * instance stays open everywhere.
    */
-  touch(id: string, record: SessionRecord): void {
+  touch(id: string): void {
     const last = this.refreshed.get(id) ?? 0;
     if (Date.now() - last < this.idleTimeoutMs / 4) return;
     this.refreshed.set(id, Date.now());
-    this.remember(id, record).catch((err: Error) =>
+    this.refresh(id).catch((err: Error) =>
       this.log.warn({ session: id, err: err.message }, "MCP session record not refreshed"),
+    );
+  }
+
+  /**
+   * Adds `uri` to a session's subscriptions, or takes it away: atomically
+   * against other instances changing the same record.
+   */
+  async changeSubscription(id: string, uri: string, subscribed: boolean): Promise<void> {
+    for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
+      const stored = await this.store.get(key(id));
+      if (stored === undefined) return;
+      const record = JSON.parse(stored) as SessionRecord;
+      const others = (record.subscriptions ?? []).filter((u) => u !== uri);
+      const changed = JSON.stringify({
+        ...record,
+        subscriptions: subscribed ? [...others, uri] : others,
+      });
+      if (await this.store.compareAndSet(key(id), stored, changed, this.idleTimeoutMs)) return;
+    }
+    throw new Error(
+      `session ${id}'s record kept changing; its subscription to ${uri} was not kept`,
     );
   }
 
@@ -76,8 +110,16 @@ export class SharedSessions {
     this.refreshed.delete(id);
   }
 
-  async send(message: SessionMessage): Promise<void> {
-    await this.store.bus.publish(CHANNEL, JSON.stringify(message));
+  private async refresh(id: string): Promise<void> {
+    const stored = await this.store.get(key(id));
+    // Unchanged it is rewritten with a new lifetime; changed, its writer gave it one.
+    if (stored !== undefined)
+      await this.store.compareAndSet(key(id), stored, stored, this.idleTimeoutMs);
+  }
+
+  /** Sends a message to every instance, this one included, as this instance's. */
+  async send(message: Omit<SessionMessage, "origin">): Promise<void> {
+    await this.store.bus.publish(CHANNEL, JSON.stringify({ ...message, origin: this.instance }));
   }
 
   /** Hears every session message of every instance; returns the unsubscribe function. */
