@@ -7,6 +7,7 @@ import {
   StreamableHTTPClientTransport as ModernTransport,
 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -277,6 +278,66 @@ describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis"
     await client.close();
   });
 });
+
+describe.runIf(hasRedis)(
+  "an HTTP+SSE (2024-11-05) stream, its messages posted to another instance",
+  () => {
+    /** An old client whose stream is on instance 0 and whose POSTs go to instance 1. */
+    async function sseAcross(who = alice): Promise<{ client: Client; messagesUrl: () => string }> {
+      const headers = bearer(who);
+      let messagesUrl = "";
+      const to = (instance: number) => (input: string | URL | Request, init?: RequestInit) => {
+        const url = new URL(String(input instanceof Request ? input.url : input));
+        url.host = new URL(instances[instance]!.url).host;
+        if (init?.method === "POST") messagesUrl = url.href;
+        return fetch(url, { ...init, headers: { ...init?.headers, ...headers } });
+      };
+      const client = new Client({ name: "old-client", version: "1" });
+      await client.connect(
+        new SSEClientTransport(new URL(`${instances[0]!.url}/sse`), {
+          fetch: to(1),
+          eventSourceInit: { fetch: to(0) },
+        }),
+      );
+      return { client, messagesUrl: () => messagesUrl };
+    }
+
+    it("answers on the stream what was posted to the other instance", async () => {
+      const { client } = await sseAcross();
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("meta_call");
+      const pid = textOf(await metaCall(client, "/fx/pid"));
+      // The call ran on the stream's instance, whose backend answered.
+      for (let i = 0; i < 3; i++) expect(textOf(await metaCall(client, "/fx/pid"))).toBe(pid);
+      await client.close();
+    });
+
+    it("keeps a stream its token's own, and says what is wrong with a message", async () => {
+      const { client, messagesUrl } = await sseAcross();
+      await client.listTools();
+      const post = (who: { bearer: string }, body: string) =>
+        fetch(messagesUrl(), {
+          method: "POST",
+          headers: { ...bearer(who), "content-type": "application/json" },
+          body,
+        });
+      const foreign = await post(bob, JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }));
+      expect(foreign.status).toBe(403);
+      expect(await foreign.text()).toContain("belongs to another token");
+      const malformed = await post(alice, JSON.stringify({ jsonrpc: "2.0", method: 7 }));
+      expect(malformed.status).toBe(400);
+      expect(await malformed.text()).toContain("not one JSON-RPC message");
+      const unknown = await fetch(`${instances[1]!.url}/messages?sessionId=nope`, {
+        method: "POST",
+        headers: { ...bearer(alice), "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      });
+      expect(unknown.status).toBe(404);
+      // The stream is whole.
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      await client.close();
+    });
+  },
+);
 
 describe.runIf(hasRedis)(
   "a 2026-07-28 call between input-required rounds, across instances",

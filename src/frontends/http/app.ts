@@ -17,6 +17,7 @@ import { InputBridge } from "../mcp/input-bridge.js";
 import { BridgeRelay } from "../mcp/bridge-relay.js";
 import { notifyChanges } from "../mcp/listen-notices.js";
 import { LEGACY_MESSAGES_PATH, LegacySse } from "../mcp/legacy-sse.js";
+import { SharedSseStreams } from "../mcp/shared-sse-streams.js";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { createSourceServer } from "../mcp/source-server.js";
 import { metaRoutes } from "../rest/meta-routes.js";
@@ -88,7 +89,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const sourceSessions = new Map<string, BothRevisions>();
   const sessions = endpoint("/mcp", brokerServer, (notify) => notifyChanges(broker, notify));
   const app = new Hono<AuthEnv>();
-  const legacy = new LegacySse(options.sessions?.max ?? DEFAULT_SESSION_LIMITS.max);
+  const legacy = new LegacySse(
+    options.sessions?.max ?? DEFAULT_SESSION_LIMITS.max,
+    log,
+    store && new SharedSseStreams(store, limits.idleTimeoutMs, log),
+  );
   broker.metrics.countSessions("sse", () => legacy.size);
 
   app.onError((err, c) => {

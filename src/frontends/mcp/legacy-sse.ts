@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server, Transport } from "@modelcontextprotocol/server";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { BrokerError } from "../../contract/errors.js";
+import type { Logger } from "../../contract/log.js";
 import type { Principal } from "../../contract/router.js";
+import type { SharedSseStreams } from "./shared-sse-streams.js";
 
 /** Where the clients of every legacy stream post their messages. */
 export const LEGACY_MESSAGES_PATH = "/messages";
@@ -20,11 +23,28 @@ interface LegacySession {
  * there and the answers come on the stream. Each stream has its own server,
  * as a Streamable HTTP session does, under the same policy; it ends when the
  * client disconnects. The SDK's own transport does the wire work.
+ *
+ * With `shared` (a Redis state store), a message may be posted to any
+ * instance: one whose stream another instance holds goes there on the bus.
  */
 export class LegacySse {
   private readonly sessions = new Map<string, LegacySession>();
+  private readonly stopListening: (() => void) | undefined;
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly log: Logger,
+    private readonly shared?: SharedSseStreams,
+  ) {
+    this.stopListening = shared?.listen((stream, body) => {
+      this.sessions
+        .get(stream)
+        ?.transport.handleMessage(body)
+        .catch((err: Error) =>
+          log.warn({ stream, err: err.message }, "a relayed SSE message was not taken"),
+        );
+    });
+  }
 
   get size(): number {
     return this.sessions.size;
@@ -44,11 +64,20 @@ export class LegacySse {
     this.sessions.set(id, { transport, server, owner: principal.id });
     transport.onclose = () => {
       this.sessions.delete(id);
+      this.shared?.closed(id);
     };
     // The SDK's transport stops at the response's close; the server with it.
     outgoing.once("close", () => void server.close());
     // The 2024-11-05 transport is the 1.x SDK's; its messages are the same JSON.
     await server.connect(transport as Transport);
+    await this.shared
+      ?.opened(id, principal.id)
+      .catch((err: Error) =>
+        this.log.warn(
+          { stream: id, err: err.message },
+          "an SSE stream is served here only: its record was not written",
+        ),
+      );
   }
 
   /** Hands a posted message to its stream's server; the answer goes on the stream. */
@@ -60,6 +89,11 @@ export class LegacySse {
     body: unknown,
   ): Promise<void> {
     const session = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    if (!session && sessionId !== undefined && this.shared) {
+      await this.relay(sessionId, principal, body);
+      outgoing.writeHead(202).end("Accepted");
+      return;
+    }
     if (!session) {
       throw new BrokerError(
         "not_found",
@@ -72,7 +106,29 @@ export class LegacySse {
     await session.transport.handlePostMessage(incoming, outgoing, body);
   }
 
+  /** Sends a message for a stream another instance holds to it, when there is one. */
+  private async relay(sessionId: string, principal: Principal, body: unknown): Promise<void> {
+    const owner = await this.shared!.owner(sessionId);
+    if (owner === undefined) {
+      throw new BrokerError(
+        "not_found",
+        `no open SSE stream with sessionId ${sessionId}; open one with GET /sse`,
+      );
+    }
+    if (owner !== principal.id) {
+      throw new BrokerError("forbidden", `stream ${sessionId} belongs to another token`);
+    }
+    if (!JSONRPCMessageSchema.safeParse(body).success) {
+      throw new BrokerError(
+        "invalid_params",
+        "the body is not one JSON-RPC message; post each message of the stream as one JSON object",
+      );
+    }
+    await this.shared!.relay(sessionId, body);
+  }
+
   async closeAll(): Promise<void> {
+    this.stopListening?.();
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(all.map((s) => s.server.close()));
