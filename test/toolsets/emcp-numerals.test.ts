@@ -115,6 +115,39 @@ describe("a TV value read as a number", () => {
     );
   });
 
+  it("on SQLite: reads in SQL what emcp_number reads, for numbers as SQLite writes them", async () => {
+    const [sqlite] = engines;
+    const written = fc.oneof(
+      fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String),
+      fc.integer({ min: -100_000, max: 100_000 }).map((n) => String(n / 4)),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+      fc
+        .tuple(fc.double({ min: -1e16, max: 1e16, noNaN: true }), fc.integer({ min: 0, max: 8 }))
+        .map(([n, places]) => n.toFixed(places)),
+      text,
+    );
+    const slow = (as: TvCast) =>
+      as.type === "DECIMAL"
+        ? sql`emcp_number(v, 1, ${as.precision}, ${as.scale})`
+        : sql`emcp_number(v, ${as.type === "SIGNED" ? 1 : 0}, 0, -1)`;
+    await fc.assert(
+      fc.asyncProperty(written, cast, async (value, as) => {
+        const id = ++nextId;
+        await sql`insert into ${sql.table(TABLE)} (id, v) values (${id}, ${value})`.execute(
+          sqlite!.db,
+        );
+        const { rows } = await sql<{ fast: unknown; slow: unknown }>`select
+          ${sqliteSql.numberOf(sql.ref("v"), as)} as fast, ${slow(as)} as slow
+          from ${sql.table(TABLE)} where id = ${id}`.execute(sqlite!.db);
+        const { fast, slow: expected } = rows[0]!;
+        expect(fast === null ? null : Number(fast) + 0).toEqual(
+          expected === null ? null : Number(expected) + 0,
+        );
+      }),
+      { seed: 6, numRuns: fuzzRuns(3000) },
+    );
+  });
+
   it("on SQLite: truncates, rounds half away from zero and knows its precision", async () => {
     const [sqlite] = engines;
     const decimal = (precision: number, scale: number): TvCast => ({

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
-import { sql } from "kysely";
-import { NUMERAL, type EngineSql } from "./engine-sql.js";
+import { sql, type Expression, type RawBuilder } from "kysely";
+import type { TvCast } from "../tools/tv-cast.js";
+import { NUMERAL, NUMERAL_DIGITS, type EngineSql } from "./engine-sql.js";
 
 /**
  * SQLite's comparisons are byte-wise and its LIKE ASCII-case-insensitive
@@ -10,12 +11,39 @@ import { NUMERAL, type EngineSql } from "./engine-sql.js";
 export const sqliteSql: EngineSql = {
   exactText: (text) => sql`${text} collate binary`,
   likeInsensitive: (text, pattern) => sql`${text} like ${pattern} escape '!'`,
-  numberOf: (text, cast) =>
-    cast.type === "DECIMAL"
-      ? sql`emcp_number(${text}, 1, ${cast.precision}, ${cast.scale})`
-      : sql`emcp_number(${text}, ${cast.type === "SIGNED" ? 1 : 0}, 0, -1)`,
+  numberOf,
   nullsLast: true,
 };
+
+/**
+ * EngineSql.numberOf for SQLite. Most TV numerals are written as SQLite
+ * itself writes the number ("450", "12.25"): those are read by CAST in the
+ * engine, since a search reads one per row and a call into JavaScript costs
+ * more than the whole CAST path. The rest ("007", "2.675" under DECIMAL(5,2),
+ * "n/a") go to `emcp_number`, whose reading the fast path must equal. (A
+ * number stored as a number, in a column not of TEXT affinity, is read as
+ * that number here; `emcp_number` reads text only.)
+ */
+function numberOf(text: Expression<string | null>, cast: TvCast): RawBuilder<number | null> {
+  const asInteger = sql`cast(cast(${text} as integer) as text) = ${text}`;
+  // SQLite writes a large or small REAL with an exponent, which no numeral has.
+  const asReal = sql`cast(cast(${text} as real) as text) = ${text} and instr(${text}, 'e') = 0`;
+  if (cast.type !== "DECIMAL") {
+    const signed = cast.type === "SIGNED";
+    const sign = signed ? sql`` : sql` and substr(${text}, 1, 1) <> '-'`;
+    return sql<number | null>`(case when ${text} is null then null
+      when (${asInteger} and length(${text}) <= ${sql.lit(NUMERAL_DIGITS)} or ${asReal})${sign}
+        then cast(${text} as integer)
+      else emcp_number(${text}, ${sql.lit(signed ? 1 : 0)}, 0, -1) end)`;
+  }
+  // Lengths count a sign and a leading zero as digits: such values take the slow path.
+  const whole = sql.lit(cast.precision - cast.scale);
+  return sql<number | null>`(case when ${text} is null then null
+    when ${asInteger} and length(${text}) <= ${whole} then cast(${text} as integer)
+    when ${asReal} and length(${text}) - instr(${text}, '.') <= ${sql.lit(cast.scale)}
+      and instr(${text}, '.') - 1 <= ${whole} then cast(${text} as real)
+    else emcp_number(${text}, 1, ${sql.lit(cast.precision)}, ${sql.lit(cast.scale)}) end)`;
+}
 
 const signed = new RegExp(`^${NUMERAL.signed}$`);
 const unsigned = new RegExp(`^${NUMERAL.unsigned}$`);

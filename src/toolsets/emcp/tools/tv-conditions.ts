@@ -113,13 +113,17 @@ export async function tvConditions(
           ? joined.innerJoin(table, (join) => join.on(on))
           : joined.leftJoin(table, (join) => join.on(on))) as unknown as ContentQuery;
       }
+      const bounds = rangeBounds(filters, filterJoins);
       return joined.where((eb) =>
         eb.and(
-          filters.map((f, i) => {
+          filters.flatMap((f, i) => {
             const text = textOf(filterJoins[i]!, f.useDefault);
             const expr = f.cast ? cms.sql.numberOf(text, f.cast) : text;
+            const upper = bounds.get(i);
+            if (upper === null) return [];
+            if (upper !== undefined) return [eb.between(expr, f.value as number, upper)];
             const type = f.cast ? "number" : "exact-text";
-            return comparison(eb, cms.sql, { expr, type }, f.op, f.value, f.where);
+            return [comparison(eb, cms.sql, { expr, type }, f.op, f.value, f.where)];
           }),
         ),
       );
@@ -142,4 +146,32 @@ export async function tvConditions(
       return ordered;
     },
   };
+}
+
+/**
+ * The ranges among the filters: a `>=` and a `<=` on one joined value under
+ * one cast become one BETWEEN, so that the engine reads the number once per
+ * row (SQLite evaluates BETWEEN's operand once, and each comparison's anew).
+ * Maps the `>=` filter's index to the upper bound, and the `<=` filter's to
+ * null (it is said by the BETWEEN).
+ */
+function rangeBounds(
+  filters: readonly TvFilter[],
+  joins: readonly object[],
+): Map<number, number | null> {
+  const bounds = new Map<number, number | null>();
+  filters.forEach((lower, i) => {
+    if (lower.op !== ">=" || !lower.cast || bounds.has(i)) return;
+    const upper = filters.findIndex(
+      (f, j) =>
+        f.op === "<=" &&
+        !bounds.has(j) &&
+        joins[j] === joins[i] &&
+        JSON.stringify(f.cast) === JSON.stringify(lower.cast),
+    );
+    if (upper < 0) return;
+    bounds.set(i, filters[upper]!.value as number);
+    bounds.set(upper, null);
+  });
+  return bounds;
 }
