@@ -58,6 +58,34 @@ describe("admission: idempotency", () => {
     expect(Math.max(...leases)).toBe(300);
   });
 
+  it("stores a result before it answers: a caller that saw the answer finds it stored", async () => {
+    // An instance may be killed the moment its answer has left: the store must have it by then.
+    let stored: () => void = () => undefined;
+    const slowWrites = Object.assign(Object.create(store) as MemoryStore, {
+      set: (key: string, value: string, ttl: number) =>
+        new Promise<void>((resolve) => {
+          stored = () => void store.set(key, value, ttl).then(resolve);
+        }),
+    });
+    let answered = false;
+    const call = admission(
+      slowWrites,
+      [],
+      60_000,
+    )(toolCall({ a: 1 }, keyed("durable-1")), answering(textResult("ran"))).then(
+      () => (answered = true),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBe(false);
+    stored();
+    await call;
+    const next = answering(textResult("again"));
+    expect(
+      await admission(store, [], 60_000)(toolCall({ a: 1 }, keyed("durable-1")), next),
+    ).toEqual(textResult("ran"));
+    expect(next.reached).toHaveLength(0);
+  });
+
   it("runs a call whose claim's holder died, once its lease ran out", async () => {
     // What an instance killed mid-call leaves: a claim that nobody renews.
     const call = toolCall({ a: 1 }, keyed("lease-2"));

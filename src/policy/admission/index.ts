@@ -41,8 +41,8 @@ const LEASE_MS = 10_000;
  * releases its key. A claim is a lease its instance renews: an instance that
  * dies mid-call frees the key within seconds, and a retry runs the call
  * (which may then have run twice, if the dead instance's backend got as far:
- * no broker can know). The result is stored after the answer is on its way:
- * a repeat in between waits for it.
+ * no broker can know). The result is stored before the answer leaves, so a
+ * repeat of an answered call never runs it again, whichever instance it reaches.
  *
  * @example
  * compose([admission(store, [{ token: "*", path: "/**", perMinute: 600, burst: 60 }], 86_400_000)], callSource)
@@ -137,12 +137,11 @@ export function admission(
     } finally {
       clearInterval(renewal);
     }
-    // Written once the answer is on its way out (the next turn of the event loop); a failed
-    // write leaves the claim to lapse, and a repeat then runs the call again.
-    setImmediate(() => {
-      const done = JSON.stringify({ state: "done", payload, result } satisfies IdempotencyRecord);
-      store.set(storeKey, done, ttlMs).catch(() => undefined);
-    });
+    // Stored before the answer leaves: an answer a client has seen is one a repeat finds, even
+    // if this instance dies the moment after. A failed write leaves the claim to lapse, and a
+    // repeat then runs the call again; the answer is not withheld for it.
+    const done = JSON.stringify({ state: "done", payload, result } satisfies IdempotencyRecord);
+    await store.set(storeKey, done, ttlMs).catch(() => undefined);
     return result;
   };
 }
