@@ -1,4 +1,5 @@
 import js from "@eslint/js";
+import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
@@ -28,6 +29,11 @@ export default tseslint.config(
     languageOptions: {
       globals: { TextDecoder: "readonly", TextEncoder: "readonly", console: "readonly" },
     },
+  },
+  {
+    // The web console: modules the browser loads as they are.
+    files: ["console/**/*.js"],
+    languageOptions: { globals: globals.browser },
   },
   {
     files: ["**/*.mjs"],

@@ -1,5 +1,5 @@
 import { createWriteStream, type WriteStream } from "node:fs";
-import { auditRecord, type AuditEntry } from "../policy/audit/index.js";
+import { auditRecord, type AuditEntry, type AuditRecord } from "../policy/audit/index.js";
 import type { Logger } from "../contract/log.js";
 import type { BrokerMetrics } from "./metrics.js";
 
@@ -7,10 +7,12 @@ import type { BrokerMetrics } from "./metrics.js";
  * Where audit records go: the metrics at once; the log, and optionally a
  * JSONL file, in batches after the calls' answers have left: the digest of
  * the arguments, the result's size and the writing cost the calls nothing.
+ * Listeners (the console's live traffic) hear every record as it is written.
  */
 export class AuditSink {
   private readonly file: WriteStream | undefined;
-  private queue: AuditEntry[] = [];
+  private readonly listeners = new Set<(record: AuditRecord, source: string) => void>();
+  private queue: { entry: AuditEntry; source: string }[] = [];
   private flushing: NodeJS.Immediate | undefined;
 
   constructor(
@@ -26,9 +28,15 @@ export class AuditSink {
 
   readonly write = (entry: AuditEntry, source: string): void => {
     this.metrics.observeRequest(source, entry.method, entry.outcome, entry.duration_ms / 1000);
-    this.queue.push(entry);
+    this.queue.push({ entry, source });
     this.flushing ??= setImmediate(() => this.flush());
   };
+
+  /** Calls `listener` with every record from now on; returns the function that stops it. */
+  listen(listener: (record: AuditRecord, source: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   close(): Promise<void> {
     if (this.flushing) clearImmediate(this.flushing);
@@ -43,10 +51,17 @@ export class AuditSink {
     this.queue = [];
     if (entries.length === 0) return;
     const lines: string[] = [];
-    for (const entry of entries) {
+    for (const { entry, source } of entries) {
       const record = auditRecord(entry);
       this.log.info({ audit: record }, record.method === "tools/call" ? "call" : "request");
       if (this.file) lines.push(JSON.stringify(record));
+      for (const listener of this.listeners) {
+        try {
+          listener(record, source);
+        } catch (err) {
+          this.log.error({ err }, "an audit listener failed");
+        }
+      }
     }
     if (this.file) this.file.write(lines.join("\n") + "\n");
   }

@@ -15,6 +15,7 @@ import { isShared, type SharedStore, type StateStore } from "../state/store.js";
 import { buildTree } from "../tree/build-tree.js";
 import type { Skeleton } from "../tree/skeleton.js";
 import type { ToolEntry, Tree } from "../tree/tree.js";
+import type { AuditRecord } from "../policy/audit/index.js";
 import { AuditSink } from "./audit-sink.js";
 import { ToolRegistry } from "../registry/tool-registry.js";
 import type { ToolHealth } from "../registry/service-runtime.js";
@@ -350,6 +351,11 @@ export class Broker {
   }
 
   /** Called after every tree swap (tools changed, config reloaded). */
+  /** Hears every audit record, with the source it concerns; returns the function that stops it. */
+  onAudit(listener: (record: AuditRecord, source: string) => void): () => void {
+    return this.auditSink!.listen(listener);
+  }
+
   onTreeChange(listener: () => void): () => void {
     this.treeListeners.add(listener);
     return () => this.treeListeners.delete(listener);

@@ -149,4 +149,11 @@ export class BrokerMetrics {
   countSessions(endpoint: string, count: () => number): void {
     this.sessionCounts.set(endpoint, count);
   }
+
+  /** The open sessions now, by endpoint kind. */
+  openSessions(): Record<string, number> {
+    return Object.fromEntries(
+      [...this.sessionCounts].map(([endpoint, count]) => [endpoint, count()]),
+    );
+  }
 }

@@ -58,6 +58,8 @@ export interface CallContext {
   readonly clientCapabilities?: ClientCapabilities | undefined;
   /** Notifications raised during the call that belong to its caller (logging). */
   notify?(n: ServerNotification): void;
+  /** Told when redaction removed something from the answer, for a caller that shows it. */
+  redacted?(): void;
   /** The client session the call came from: a shared backend's requests go back to it only. */
   readonly session?: string;
   /** The caller's id for this call (the registry's `call_id`), passed to backends that take one. */

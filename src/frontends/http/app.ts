@@ -17,13 +17,15 @@ import { InputBridge } from "../mcp/input-bridge.js";
 import { BridgeRelay } from "../mcp/bridge-relay.js";
 import { notifyChanges } from "../mcp/listen-notices.js";
 import { LEGACY_MESSAGES_PATH, LegacySse } from "../mcp/legacy-sse.js";
+import { needsAdmin } from "./needs-admin.js";
+import { consoleApi } from "../console/console-api.js";
+import { consoleAssets } from "../console/console-assets.js";
 import { SharedSseStreams } from "../mcp/shared-sse-streams.js";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { createSourceServer } from "../mcp/source-server.js";
 import { metaRoutes } from "../rest/meta-routes.js";
 import { rpcRoutes } from "../rpc/rpc-route.js";
 import { REST_STATUS } from "../rest/status.js";
-import { allows } from "../../auth/scopes.js";
 import type { Credentials } from "../../auth/credentials.js";
 import { ProtectedResource, RESOURCE_METADATA_PATH } from "../../auth/oauth/protected-resource.js";
 import { tokenAuth, type AuthEnv } from "./token-auth/index.js";
@@ -142,7 +144,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       {
         error: {
           kind: "not_found",
-          message: `no endpoint ${c.req.method} ${c.req.path}; the endpoints are POST /meta_tree, /meta_desc, /meta_search, /meta_call, /rpc, /mcp, /mcp/<source>, GET /sse, /sse/<source> and GET /healthz`,
+          message: `no endpoint ${c.req.method} ${c.req.path}; the endpoints are GET / (the console), POST /meta_tree, /meta_desc, /meta_search, /meta_call, /rpc, /mcp, /mcp/<source>, GET /sse, /sse/<source> and GET /healthz`,
         },
       },
       404,
@@ -164,6 +166,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use("*", traceContext());
   app.get(RESOURCE_METADATA_PATH, resourceMetadata);
   app.get(`${RESOURCE_METADATA_PATH}/*`, resourceMetadata);
+  // The console's page and scripts are for anyone; what it shows comes from the API below.
+  app.route("/", consoleAssets());
   app.use(
     "*",
     tokenAuth({
@@ -213,6 +217,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   });
   app.route("/", metaRoutes(broker));
+  app.route("/", consoleApi(broker, options.credentials));
   app.route("/", rpcRoutes(broker));
   /**
    * An MCP POST's body, read once for whichever revision serves it: from
@@ -279,17 +284,6 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       await Promise.all([sessions, ...sourceSessions.values(), legacy].map((s) => s.closeAll()));
     },
   };
-}
-
-/** Refuses a principal without an `admin` scope on `path`, saying what it may not read. */
-function needsAdmin(principal: Principal, path: string, what: string, hint = ""): void {
-  if (!allows(principal, "admin", path)) {
-    throw new BrokerError(
-      "forbidden",
-      `token "${principal.id}" may not read ${what}: it needs an admin scope${hint}`,
-      { path, token: principal.id, scope: `admin:${path}` },
-    );
-  }
 }
 
 /** A posted body as JSON, or `invalid_params` saying it is not. */

@@ -8,7 +8,9 @@ const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
 
 /**
  * `POST /meta_tree`, `/meta_desc`, `/meta_call` of the seed, and `/meta_search`:
- * JSON in, JSON out.
+ * JSON in, JSON out. A call's answer says when its output was cut
+ * (`truncated`) or had keys removed (`redacted`), and how long the call took
+ * (`Server-Timing: call;dur=…`, in milliseconds).
  * Errors are thrown as BrokerError and encoded by the app's error handler.
  */
 export function metaRoutes(broker: Broker): Hono<AuthEnv> {
@@ -27,13 +29,23 @@ export function metaRoutes(broker: Broker): Hono<AuthEnv> {
   });
   app.post("/meta_call", async (c) => {
     const { path, args } = parseRequest(CallRequest, await jsonBody(c));
+    const started = performance.now();
+    let redacted = false;
     const out = await broker.call(path, args, {
       signal: c.req.raw.signal,
       deadline: Date.now() + FAR_FUTURE_MS,
       principal: c.get("principal"),
       idempotencyKey: c.req.header("idempotency-key"),
+      redacted: () => (redacted = true),
     });
-    return c.json({ path: out.path, is_error: out.isError, output: out.output });
+    c.header("server-timing", `call;dur=${(performance.now() - started).toFixed(1)}`);
+    return c.json({
+      path: out.path,
+      is_error: out.isError,
+      output: out.output,
+      ...(out.truncated ? { truncated: true } : {}),
+      ...(redacted ? { redacted: true } : {}),
+    });
   });
   return app;
 }

@@ -18,7 +18,10 @@ export function redact(extraKeys: readonly string[] = []): Link {
     const result = await next(request);
     const redacted = redactValue(result, keys, request.path) as Result;
     // What holds nothing to remove comes back as the same object.
-    if (redacted !== result) policyEvent("mcp_broker.redaction", { removed: true });
+    if (redacted !== result) {
+      policyEvent("mcp_broker.redaction", { removed: true });
+      request.ctx.redacted?.();
+    }
     return redacted;
   };
 }

@@ -1,0 +1,75 @@
+/**
+ * The broker's HTTP API as the console calls it: the user's token (kept in
+ * this tab's session storage) as a bearer on every request.
+ */
+const TOKEN_KEY = "mcp-broker-token";
+
+export const token = {
+  get: () => sessionStorage.getItem(TOKEN_KEY) ?? "",
+  set: (value) => sessionStorage.setItem(TOKEN_KEY, value),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+/** An answer the broker refused: its status, error kind and message. */
+export class ApiError extends Error {
+  constructor(status, kind, message) {
+    super(message);
+    this.status = status;
+    this.kind = kind;
+  }
+}
+
+export function headers(extra = {}) {
+  const bearer = token.get();
+  return bearer ? { ...extra, authorization: `Bearer ${bearer}` } : extra;
+}
+
+/** A GET (no body) or POST (a JSON body) of the API; resolves to the JSON answer and the response. */
+export async function request(path, body, signal) {
+  const response = await fetch(path, {
+    method: body === undefined ? "GET" : "POST",
+    headers: headers(body === undefined ? {} : { "content-type": "application/json" }),
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
+  });
+  const text = await response.text();
+  let json;
+  try {
+    json = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    throw new ApiError(
+      response.status,
+      "internal",
+      `the broker answered ${response.status} with no JSON`,
+    );
+  }
+  if (!response.ok && json?.error) {
+    throw new ApiError(response.status, json.error.kind, json.error.message);
+  }
+  if (!response.ok) throw new ApiError(response.status, "internal", `HTTP ${response.status}`);
+  return { json, response };
+}
+
+export const api = {
+  me: () => request("/console/api/me").then((r) => r.json),
+  tree: (path) => request("/meta_tree", { path }).then((r) => r.json),
+  desc: (path) => request("/meta_desc", { path }).then((r) => r.json),
+  search: (query) => request("/meta_search", { query, limit: 20 }).then((r) => r.json),
+  call: (path, args, signal) => request("/meta_call", { path, args }, signal),
+  traffic: () => request("/console/api/traffic").then((r) => r.json),
+  /** The public health (up or down per source): asked without the token, which would need admin. */
+  health: async () => (await fetch("/healthz")).json(),
+  /** Each source's state, restarts and last error (admin); 503 is an answer too: something is down. */
+  healthDetails: async () => {
+    const response = await fetch("/healthz?details", { headers: headers() });
+    if (response.status !== 200 && response.status !== 503) {
+      const body = await response.json().catch(() => ({}));
+      throw new ApiError(
+        response.status,
+        body.error?.kind ?? "internal",
+        body.error?.message ?? `HTTP ${response.status}`,
+      );
+    }
+    return response.json();
+  },
+};
