@@ -7,6 +7,7 @@ import { generateDemo } from "./toolsets/emcp/demo/generate.js";
 import { openDatabase } from "./toolsets/emcp/open-database.js";
 import { Broker } from "./broker/broker.js";
 import { createLogger, LOG_LEVELS, type Logger } from "./contract/log.js";
+import { listenBanner } from "./frontends/http/listen-banner.js";
 import { packageVersion } from "./contract/version.js";
 import { ConfigError } from "./config/errors.js";
 import { loadConfig } from "./config/load.js";
@@ -70,6 +71,9 @@ program
         ignoreBroken: opts.ignoreBrokenTool,
         log,
       });
+      // On a terminal, where to go next; elsewhere the "listening" log line says it.
+      if (process.stderr.isTTY)
+        process.stderr.write(listenBanner(host, running.port, running.authRequired()));
       onShutdown(log, async () => {
         await running.close();
         await telemetry?.();

@@ -7,6 +7,7 @@ import type { Logger } from "./contract/log.js";
 import { loadConfig } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import { createHttpApp } from "./frontends/http/app.js";
+import { baseUrl } from "./frontends/http/listen-banner.js";
 import { DEFAULT_SESSION_LIMITS } from "./frontends/mcp/session-book.js";
 import { ConfigSchema } from "./sources/kinds.js";
 import type { HostGuardOptions } from "./frontends/http/host-guard/index.js";
@@ -25,6 +26,8 @@ export interface RunningServer {
   readonly broker: Broker;
   /** The port actually bound (useful with port 0). */
   readonly port: number;
+  /** Whether callers need a token (as the config in force says). */
+  authRequired(): boolean;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
     {
       host: options.host,
       port,
+      console: `${baseUrl(options.host, port)}/`,
       tools: broker.tree().tools().length,
       auth: credentials.required ? "on" : "off",
       tokens: credentials.tokens.size,
@@ -84,6 +88,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
   return {
     broker,
     port,
+    authRequired: () => credentials.required,
     async close() {
       watcher?.close();
       await closeSessions();

@@ -168,6 +168,44 @@ describe("the command line", () => {
     await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false);
   });
 
+  it("on a terminal, says where to open the console and logs for people; else JSON lines", async () => {
+    // `script` (util-linux) runs the CLI on a pseudo-terminal, as a person's shell would.
+    const argv = cliArgv("127.0.0.1:0", writeConfig(config))
+      .map((a) => `'${a}'`)
+      .join(" ");
+    const child = spawn("script", ["-qfec", argv, "/dev/null"], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, MCP_BROKER_LOG_FORMAT: "" },
+    });
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    const plain = () => out.replace(/\x1b\[[0-9;]*m/g, "");
+    await expect
+      .poll(() => /console\s+http:\/\/127\.0\.0\.1:\d+\//.test(plain()), { timeout: 15_000 })
+      .toBe(true);
+    const port = /console\s+http:\/\/127\.0\.0\.1:(\d+)\//.exec(plain())![1];
+    expect(plain()).toContain(`MCP       http://127.0.0.1:${port}/mcp`);
+    expect(plain()).toContain(`health    http://127.0.0.1:${port}/healthz`);
+    expect(plain()).toMatch(/\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening/);
+    expect(plain()).not.toContain('"level":30');
+    // The page it names is the console.
+    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toContain("mcp-broker console");
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.once("close", resolve));
+
+    // Not on a terminal: JSON lines, the address in the "listening" line, no banner.
+    const [cmd, ...args] = cliArgv("127.0.0.1:0", writeConfig(config)) as [string, ...string[]];
+    const piped = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let log = "";
+    piped.stderr!.on("data", (d: Buffer) => (log += d.toString()));
+    await expect.poll(() => /"msg":"listening"/.test(log), { timeout: 15_000 }).toBe(true);
+    const listening = JSON.parse(log.split("\n").find((l) => l.includes('"listening"'))!);
+    expect(listening.console).toBe(`http://127.0.0.1:${listening.port}/`);
+    expect(log).not.toContain("mcp-broker is listening");
+    piped.kill("SIGTERM");
+    await new Promise((resolve) => piped.once("close", resolve));
+  });
+
   it("serves MCP over stdio for desktop clients, and exits with its client", async () => {
     const [command, ...args] = cliArgv(
       "stdio",
