@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { stripVTControlCharacters } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
@@ -179,7 +180,7 @@ describe("the command line", () => {
     });
     let out = "";
     child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-    const plain = () => out.replace(/\x1b\[[0-9;]*m/g, "");
+    const plain = () => stripVTControlCharacters(out);
     await expect
       .poll(() => /console\s+http:\/\/127\.0\.0\.1:\d+\//.test(plain()), { timeout: 15_000 })
       .toBe(true);
