@@ -30,7 +30,7 @@ export function renderOutput(output) {
 function block(part) {
   switch (part?.type) {
     case "text":
-      return h("pre", {}, part.text);
+      return h("pre", {}, asJson(part.text) ?? part.text);
     case "image":
     case "audio":
       if (typeof part.data !== "string" || !MEDIA.test(part.mimeType ?? ""))
@@ -56,6 +56,16 @@ function block(part) {
       return h("p", {}, `link: ${part.uri}${part.name ? ` (${part.name})` : ""}`);
     default:
       return h("pre", {}, pretty(part));
+  }
+}
+
+/** A text that holds a JSON object or list, laid out to be read; undefined for any other text. */
+function asJson(text) {
+  if (typeof text !== "string" || !/^\s*[[{]/.test(text)) return undefined;
+  try {
+    return pretty(JSON.parse(text));
+  } catch {
+    return undefined;
   }
 }
 

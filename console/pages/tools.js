@@ -107,7 +107,15 @@ async function fillTree(list, path, health, open) {
   replace(
     list,
     children.map((child) => {
-      const link = h("a", { href: hrefOf(child.path), title: child.summary ?? "" }, child.name);
+      const link = h(
+        "a",
+        {
+          href: hrefOf(child.path),
+          title: child.summary ?? "",
+          "aria-current": child.path === open ? "page" : undefined,
+        },
+        child.name,
+      );
       if (child.type === "tool") return h("li", { class: "tool" }, link);
       const sub = h("ul", { hidden: true });
       const toggle = h("button", {
@@ -248,6 +256,9 @@ function showTool(detail, tool, health, signal) {
     {
       class: "card",
       "aria-labelledby": "playground-heading",
+      // The broker checks the arguments against the schema and says what is wrong; the browser's
+      // own checks would also stop on the fields hidden while editing as JSON.
+      novalidate: true,
       onSubmit: async (event) => {
         event.preventDefault();
         let args;
@@ -297,10 +308,11 @@ function showTool(detail, tool, health, signal) {
   replace(
     detail,
     h("h2", { id: "detail-heading" }, tool.path, " ", health.badge(tool.path)),
-    tool.summary ? h("p", { class: "summary" }, tool.summary) : null,
-    tool.description && tool.description !== tool.summary
-      ? h("p", { class: "description" }, tool.description)
+    // The summary is often the description's start, cut: the whole description then says it.
+    tool.summary && !tool.description?.startsWith(tool.summary.replace(/…$/, "").trimEnd())
+      ? h("p", { class: "summary" }, tool.summary)
       : null,
+    tool.description ? h("p", { class: "description" }, tool.description) : null,
     h(
       "dl",
       { class: "facts" },
