@@ -135,6 +135,22 @@ describe("the console's API", () => {
   });
 });
 
+describe("shutting down", () => {
+  it("ends open audit streams, so the server closes at once", async () => {
+    const own = await startBroker({ registry: { predefined: false }, tree: [] });
+    const res = await fetch(`${own.url}/console/api/audit`);
+    const reader = res.body!.getReader();
+    const started = Date.now();
+    await own.close();
+    expect(Date.now() - started).toBeLessThan(3000);
+    // The stream ended (or broke) with the server rather than hanging on.
+    for (;;) {
+      const read = await reader.read().catch(() => ({ done: true }));
+      if (read.done) break;
+    }
+  });
+});
+
 describe("/meta_call for the playground", () => {
   it("says when the output was cut or redacted, and how long the call took", async () => {
     const res = await fetch(`${broker.url}/meta_call`, {

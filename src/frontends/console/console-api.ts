@@ -23,8 +23,13 @@ const KEEPALIVE_MS = 15_000;
  * - `GET /console/api/audit` (admin): every audit record as it is written,
  *   as Server-Sent Events (`event: audit`).
  */
-export function consoleApi(broker: Broker, credentials: () => Credentials): Hono<AuthEnv> {
+export function consoleApi(
+  broker: Broker,
+  credentials: () => Credentials,
+): { app: Hono<AuthEnv>; close(): void } {
   const traffic = new TrafficWindow();
+  /** Ends each open audit stream: a server closing waits for its open responses. */
+  const streams = new Set<() => void>();
   broker.onAudit((record, source) => {
     if (record.method === "tools/call")
       traffic.add(source, record.duration_ms, record.outcome === "ok");
@@ -71,14 +76,22 @@ export function consoleApi(broker: Broker, credentials: () => Credentials): Hono
         send("audit", { ...record, source });
       });
       const keepalive = setInterval(() => send("ping", {}), KEEPALIVE_MS);
-      await new Promise<void>((resolve) =>
-        stream.onAbort(() => {
-          stop();
-          clearInterval(keepalive);
-          resolve();
-        }),
-      );
+      let end = () => {};
+      await new Promise<void>((resolve) => {
+        end = resolve;
+        streams.add(end);
+        stream.onAbort(end);
+      });
+      streams.delete(end);
+      stop();
+      clearInterval(keepalive);
     });
   });
-  return app;
+  return {
+    app,
+    close() {
+      for (const end of streams) end();
+      streams.clear();
+    },
+  };
 }

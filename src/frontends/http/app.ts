@@ -217,7 +217,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   });
   app.route("/", metaRoutes(broker));
-  app.route("/", consoleApi(broker, options.credentials));
+  const consoleEndpoints = consoleApi(broker, options.credentials);
+  app.route("/", consoleEndpoints.app);
   app.route("/", rpcRoutes(broker));
   /**
    * An MCP POST's body, read once for whichever revision serves it: from
@@ -281,6 +282,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     async closeSessions() {
       book.stop();
       bridge.close();
+      consoleEndpoints.close();
       await Promise.all([sessions, ...sourceSessions.values(), legacy].map((s) => s.closeAll()));
     },
   };
