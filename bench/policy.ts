@@ -2,8 +2,9 @@
  * The policy chain's cost per call, measured alone: POST /meta_call of
  * server-everything's `echo` on two brokers, one with nothing configured (the
  * always-on links still run: audit, authorize, depth, validation, limits,
- * timeout, redaction) and one with a bearer token, a rate-limit rule and a
- * fresh Idempotency-Key on every call, state in memory. Many short rounds that
+ * timeout, redaction) and ones with a bearer token and a rate-limit rule,
+ * state in memory or in Redis, called without and with a fresh
+ * Idempotency-Key on every call. Many short rounds that
  * alternate between the two, medians kept: the difference is a few tens of
  * microseconds, well inside a shared machine's noise for one long run.
  */
@@ -12,7 +13,7 @@ import { compose, policyLinks } from "../src/policy/chain.js";
 import type { RateLimitRule } from "../src/policy/admission/index.js";
 import { MemoryStore } from "../src/state/memory.js";
 import { context, textResult, toolCall } from "../test/helpers/requests.js";
-import { childPids, cpuSeconds } from "./process-cpu.js";
+import { cpuSeconds } from "./process-cpu.js";
 import { broker, redisReachable, stopChildren } from "./processes.js";
 import { BENCH_TOKEN, echoConfig, withPolicy } from "./echo-configs.js";
 import { median, percentile } from "./stats.js";
@@ -27,13 +28,12 @@ async function main(): Promise<void> {
   const onRedis = redisUp ? await broker(withPolicy("redis://127.0.0.1:6379")) : undefined;
   const body = JSON.stringify({ path: "/e/echo", args: { message: "hello" } });
   let key = 0;
-  const call = async (port: number, policy: boolean) => {
+  /** With `policy`, the bench token; with `keyed`, a fresh Idempotency-Key too. */
+  const call = async (port: number, policy: boolean, keyed: boolean) => {
     const headers: Record<string, string> = { "content-type": "application/json" };
-    if (policy) {
-      headers.authorization = `Bearer ${BENCH_TOKEN}`;
-      // Unique across runs: Redis keeps keys for a day, and a repeat would not run the call.
-      headers["idempotency-key"] = `k-${process.pid}-${Date.now()}-${key++}`;
-    }
+    if (policy) headers.authorization = `Bearer ${BENCH_TOKEN}`;
+    // Unique across runs: Redis keeps keys for a day, and a repeat would not run the call.
+    if (keyed) headers["idempotency-key"] = `k-${process.pid}-${Date.now()}-${key++}`;
     const res = await fetch(`http://127.0.0.1:${port}/meta_call`, {
       method: "POST",
       headers,
@@ -42,27 +42,33 @@ async function main(): Promise<void> {
     if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
     await res.text();
   };
+  const target = (label: string, b: { port: number; child: { pid?: number } }, keyed: boolean) => ({
+    label,
+    port: b.port,
+    policy: label !== "nothing configured",
+    keyed,
+    pid: b.child.pid!,
+  });
   const targets = [
-    { name: "off", port: off.port, policy: false, pid: off.child.pid! },
-    { name: "on", port: on.port, policy: true, pid: on.child.pid! },
-    ...(onRedis
-      ? [{ name: "on, Redis", port: onRedis.port, policy: true, pid: onRedis.child.pid! }]
-      : []),
+    target("nothing configured", off, false),
+    target("token, rate limit (memory)", on, false),
+    ...(onRedis ? [target("token, rate limit (Redis)", onRedis, false)] : []),
+    target("token, rate limit, idempotency key (memory)", on, true),
+    ...(onRedis ? [target("token, rate limit, idempotency key (Redis)", onRedis, true)] : []),
   ];
-  for (const t of targets) for (let i = 0; i < 500; i++) await call(t.port, t.policy);
+  for (const t of targets) for (let i = 0; i < 500; i++) await call(t.port, t.policy, t.keyed);
   const p50s = targets.map((): number[] => []);
   const cpus = targets.map((): number[] => []);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, t] of targets.entries()) {
-      const pids = [t.pid, ...childPids(t.pid)];
-      const before = pids.map(cpuSeconds);
+      const before = cpuSeconds(t.pid);
       const samples: number[] = [];
       for (let c = 0; c < CALLS; c++) {
         const started = performance.now();
-        await call(t.port, t.policy);
+        await call(t.port, t.policy, t.keyed);
         samples.push(performance.now() - started);
       }
-      cpus[i]!.push((cpuSeconds(t.pid) - before[0]!) / CALLS);
+      cpus[i]!.push((cpuSeconds(t.pid) - before) / CALLS);
       p50s[i]!.push(
         percentile(
           samples.sort((a, b) => a - b),
@@ -71,28 +77,43 @@ async function main(): Promise<void> {
       );
     }
   }
-  const [p50Off, p50On, p50Redis] = p50s.map(median) as [number, number, number?];
-  const [cpuOff, cpuOn, cpuRedis] = cpus.map(median) as [number, number, number?];
+  const p50 = Object.fromEntries(targets.map((t, i) => [t.label, median(p50s[i]!)]));
+  const cpu = Object.fromEntries(targets.map((t, i) => [t.label, median(cpus[i]!)]));
+  const against = (what: string, a: string, b: string) =>
+    p50[a] === undefined || p50[b] === undefined
+      ? []
+      : [
+          `${what}: p50 ${(p50[a] / p50[b]).toFixed(3)}× (${signed((p50[a] - p50[b]) * 1000)} µs), broker CPU ${(cpu[a]! / cpu[b]!).toFixed(3)}×.`,
+        ];
   console.log(
     [
       `Policy chain, ${ROUNDS} alternating rounds of ${CALLS} sequential POST /meta_call, medians:`,
       "",
       "| broker | p50 ms | broker CPU µs/call |",
       "| --- | ---: | ---: |",
-      `| nothing configured | ${p50Off.toFixed(3)} | ${(cpuOff * 1e6).toFixed(0)} |`,
-      `| token, rate limit, idempotency key (memory) | ${p50On.toFixed(3)} | ${(cpuOn * 1e6).toFixed(0)} |`,
-      ...(p50Redis === undefined
-        ? []
-        : [
-            `| token, rate limit, idempotency key (Redis) | ${p50Redis.toFixed(3)} | ${(cpuRedis! * 1e6).toFixed(0)} |`,
-          ]),
+      ...targets.map(
+        (t) => `| ${t.label} | ${p50[t.label]!.toFixed(3)} | ${(cpu[t.label]! * 1e6).toFixed(0)} |`,
+      ),
       "",
-      `Policy on against off: p50 ${(p50On / p50Off).toFixed(3)}× (${signed((p50On - p50Off) * 1000)} µs), broker CPU ${(cpuOn / cpuOff).toFixed(3)}×.`,
-      ...(p50Redis === undefined
-        ? ["Redis not reachable at 127.0.0.1:6379: no Redis row."]
-        : [
-            `Redis against memory: p50 ${(p50Redis / p50On).toFixed(3)}× (${signed((p50Redis - p50On) * 1000)} µs), broker CPU ${(cpuRedis! / cpuOn).toFixed(3)}×.`,
-          ]),
+      ...against(
+        "Policy on (with a key) against off",
+        "token, rate limit, idempotency key (memory)",
+        "nothing configured",
+      ),
+      ...(onRedis
+        ? [
+            ...against(
+              "Redis against memory, no key (one round trip)",
+              "token, rate limit (Redis)",
+              "token, rate limit (memory)",
+            ),
+            ...against(
+              "Redis against memory, with a key (two: the claim, and the result before the answer)",
+              "token, rate limit, idempotency key (Redis)",
+              "token, rate limit, idempotency key (memory)",
+            ),
+          ]
+        : ["Redis not reachable at 127.0.0.1:6379: no Redis rows."]),
       "",
       await inProcess(),
     ].join("\n"),
