@@ -106,6 +106,15 @@ async function touch(client: Client, at: number, uri: string): Promise<void> {
   expect(await res.text()).toContain("sent");
 }
 
+/** The URIs of the resource updates `client` hears, as they come. */
+function updatesOf(client: Client): string[] {
+  const updates: string[] = [];
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    updates.push(n.params.uri);
+  });
+  return updates;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const metaCall = (client: Client, path: string, args: Record<string, unknown> = {}) =>
@@ -147,10 +156,7 @@ describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis"
     const { client } = await clientThrough(({ method, body }) =>
       method !== "GET" && body.includes("resources/subscribe") ? 1 : 0,
     );
-    const updates: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-      updates.push(n.params.uri);
-    });
+    const updates = updatesOf(client);
     const uri = "mcp-broker://fx/test%3A%2F%2Fa";
     await client.subscribeResource({ uri });
     // Instance 0 follows the subscription a moment later, on its own backend.
@@ -172,10 +178,7 @@ describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis"
     const { client } = await clientThrough(({ method, body }) =>
       method !== "GET" && body.includes("resources/unsubscribe") ? 1 : 0,
     );
-    const updates: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-      updates.push(n.params.uri);
-    });
+    const updates = updatesOf(client);
     const [a, b] = ["a", "b"].map((n) => `mcp-broker://fx/test%3A%2F%2F${n}`) as [string, string];
     await client.subscribeResource({ uri: a });
     await client.subscribeResource({ uri: b });
@@ -194,10 +197,7 @@ describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis"
     let lost = false;
     // Everything on the victim until it is killed, then on instance 0.
     const { client } = await clientThrough(() => (lost ? 0 : victim));
-    const updates: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-      updates.push(n.params.uri);
-    });
+    const updates = updatesOf(client);
     const uri = "mcp-broker://fx/test%3A%2F%2Fa";
     await client.subscribeResource({ uri });
     lost = true;
@@ -215,10 +215,7 @@ describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis"
 
   it("takes malformed subscription changes on any instance without harm to the session", async () => {
     const { client } = await clientThrough(() => 0);
-    const updates: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-      updates.push(n.params.uri);
-    });
+    const updates = updatesOf(client);
     const uri = "mcp-broker://fx/test%3A%2F%2Fa";
     await client.subscribeResource({ uri });
     const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
