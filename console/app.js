@@ -48,7 +48,7 @@ function signOut() {
 async function route() {
   leave();
   leave = () => {};
-  const hash = decodeURIComponent(location.hash.slice(1)) || "/tools";
+  const hash = decoded(location.hash.slice(1)) || "/tools";
   const [, page = "tools", ...rest] = hash.split("/");
   for (const link of document.querySelectorAll("nav a")) {
     if (link.dataset.page === page) link.setAttribute("aria-current", "page");
@@ -75,6 +75,15 @@ async function route() {
     );
   }
   main.focus({ preventScroll: true });
+}
+
+/** A URL's hash as text; one with a broken %-escape (typed by hand) is taken as it is. */
+function decoded(hash) {
+  try {
+    return decodeURIComponent(hash);
+  } catch {
+    return hash;
+  }
 }
 
 window.addEventListener("hashchange", () => void route());

@@ -150,6 +150,14 @@ describe("the web console", () => {
     await page.close();
   });
 
+  it.runIf(why === "")("says what is wrong with a path that is not in the tree", async () => {
+    // A hash typed by hand, with a broken %-escape too.
+    const page = await signedIn(admin, "#/tools/nowhere/%zz");
+    await page.getByRole("heading", { name: "/nowhere/%zz" }).waitFor();
+    await page.getByRole("alert").filter({ hasText: "/nowhere" }).waitFor();
+    await page.close();
+  });
+
   it.runIf(why === "")(
     "shows a source go down and come back",
     async () => {
