@@ -70,8 +70,13 @@ async function clientThrough(route: Route, who = alice, capabilities = {}) {
   return { client, hits };
 }
 
-/** A raw tools/list in a session, sent to one instance with one token. */
-const listToolsIn = (sessionId: string, instance: number, who: { bearer: string }) =>
+/** A raw JSON-RPC body POSTed in a session, to one instance, with one token. */
+const postInSession = (
+  sessionId: string,
+  instance: number,
+  who: { bearer: string },
+  body: unknown,
+) =>
   fetch(`${instances[instance]!.url}/mcp`, {
     method: "POST",
     headers: {
@@ -81,27 +86,21 @@ const listToolsIn = (sessionId: string, instance: number, who: { bearer: string 
       "mcp-session-id": sessionId,
       "mcp-protocol-version": "2025-11-25",
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    body: JSON.stringify(body),
   });
+
+/** A raw tools/list in a session, sent to one instance with one token. */
+const listToolsIn = (sessionId: string, instance: number, who: { bearer: string }) =>
+  postInSession(sessionId, instance, who, { jsonrpc: "2.0", id: 1, method: "tools/list" });
 
 /** Has instance `at`'s backend say that `uri` changed, through `client`'s session. */
 async function touch(client: Client, at: number, uri: string): Promise<void> {
   const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
-  const res = await fetch(`${instances[at]!.url}/mcp`, {
-    method: "POST",
-    headers: {
-      ...bearer(alice),
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-session-id": sessionId,
-      "mcp-protocol-version": "2025-11-25",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "meta_call", arguments: { path: "/fx/touch", args: { uri } } },
-    }),
+  const res = await postInSession(sessionId, at, alice, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "meta_call", arguments: { path: "/fx/touch", args: { uri } } },
   });
   expect(await res.text()).toContain("sent");
 }
@@ -232,17 +231,7 @@ describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis"
     );
     await fc.assert(
       fc.asyncProperty(fc.oneof(change, fc.array(change, { maxLength: 3 })), async (body) => {
-        const res = await fetch(`${instances[1]!.url}/mcp`, {
-          method: "POST",
-          headers: {
-            ...bearer(alice),
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "mcp-session-id": sessionId,
-            "mcp-protocol-version": "2025-11-25",
-          },
-          body: JSON.stringify(body),
-        });
+        const res = await postInSession(sessionId, 1, alice, body);
         await res.text();
         expect(res.status).toBeLessThan(500);
       }),

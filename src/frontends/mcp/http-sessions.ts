@@ -7,6 +7,7 @@ import { BrokerError } from "../../contract/errors.js";
 import type { Principal } from "../../contract/router.js";
 import { SessionEventStore } from "./event-store.js";
 import type { OpenSession, SessionBook } from "./session-book.js";
+import { postInternally } from "./post-internally.js";
 import { SessionCopy } from "./session-copy.js";
 import type { SessionMessage, SessionRecord, SharedSessions } from "./shared-sessions.js";
 
@@ -178,30 +179,17 @@ export class HttpSessions implements McpHttpEndpoint {
     }
     const { server, transport } = this.open(principal, () => id, record);
     await server.connect(transport);
-    const url = `http://mcp-broker${this.endpoint}`;
-    const headers = {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    };
-    const init = await transport.handleRequest(
-      new Request(url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: record.initialize,
-        }),
-      }),
-    );
-    await init.text();
-    await transport.handleRequest(
-      new Request(url, {
-        method: "POST",
-        headers: { ...headers, "mcp-session-id": id },
-        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-      }),
+    await postInternally(transport, this.endpoint, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: record.initialize,
+    });
+    await postInternally(
+      transport,
+      this.endpoint,
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      id,
     );
     return this.book.use(id, this.endpoint);
   }

@@ -4,6 +4,7 @@ import type {
   TransportSendOptions,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import { postInternally } from "./post-internally.js";
 import type { SessionMessage, SharedSessions } from "./shared-sessions.js";
 
 /**
@@ -16,11 +17,6 @@ const SENT_BY_EVERY_INSTANCE = new Set([
   "notifications/resources/list_changed",
   "notifications/prompts/list_changed",
 ]);
-
-const POST_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
 
 /** A subscription change under way: the client's, or one this copy makes to follow it. */
 interface SubscriptionChange {
@@ -118,9 +114,7 @@ export class SessionCopy {
         this.deliver(message.body as JSONRPCMessage).catch(() => undefined);
         return;
       case "client":
-        this.post(message.body)
-          .then((response) => response.text())
-          .catch(() => undefined);
+        this.post(message.body).catch(() => undefined);
         return;
       case "stream":
         if (message.origin !== this.shared.instance && this.streaming) {
@@ -157,19 +151,11 @@ export class SessionCopy {
       id,
       method: subscribe ? "resources/subscribe" : "resources/unsubscribe",
       params: { uri },
-    })
-      .then((response) => response.text())
-      .catch(() => this.changes.delete(id));
+    }).catch(() => this.changes.delete(id));
   }
 
-  private post(body: unknown): Promise<Response> {
-    return this.transport.handleRequest(
-      new Request(`http://mcp-broker${this.endpoint}`, {
-        method: "POST",
-        headers: { ...POST_HEADERS, "mcp-session-id": this.id },
-        body: JSON.stringify(body),
-      }),
-    );
+  private post(body: unknown): Promise<void> {
+    return postInternally(this.transport, this.endpoint, body, this.id);
   }
 
   private async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
