@@ -8,6 +8,7 @@ import { loadConfig } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import { createHttpApp } from "./frontends/http/app.js";
 import { baseUrl } from "./frontends/http/listen-banner.js";
+import { isEveryInterface, urlHost } from "./frontends/http/listen-address.js";
 import { DEFAULT_SESSION_LIMITS } from "./frontends/mcp/session-book.js";
 import { ConfigSchema } from "./sources/kinds.js";
 import type { HostGuardOptions } from "./frontends/http/host-guard/index.js";
@@ -106,13 +107,13 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
 function allowedHosts(listen: string, config: Config, log: Logger): HostGuardOptions {
   const configured = config.http?.allowed_hosts;
   const origins = config.http?.allowed_origins;
-  const wildcard = listen === "0.0.0.0" || listen === "::" || listen === "";
+  const wildcard = isEveryInterface(listen);
   if (configured === undefined && wildcard) {
     log.warn(
       "listening on every interface: set http.allowed_hosts in the config to check the Host header",
     );
   }
-  const own = listen.includes(":") ? `[${listen}]` : listen;
+  const own = urlHost(listen);
   return {
     allowedHosts:
       configured ?? (wildcard ? "any" : [...new Set(["localhost", "127.0.0.1", "[::1]", own])]),

@@ -11,3 +11,13 @@ export function parseListenAddress(text: string): { host: string; port: number }
   }
   return { host: match[1] ?? (match[2] || "127.0.0.1"), port };
 }
+
+/** Whether a listen host means every interface (`0.0.0.0`, `::`, or none given). */
+export function isEveryInterface(host: string): boolean {
+  return host === "" || host === "0.0.0.0" || host === "::";
+}
+
+/** A listen host as a URL or a Host header writes it: an IPv6 address in brackets. */
+export function urlHost(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}

@@ -1,7 +1,8 @@
+import { isEveryInterface, urlHost } from "./listen-address.js";
+
 /** The base URL a person on this machine opens for a listen address. */
 export function baseUrl(host: string, port: number): string {
-  const wildcard = host === "" || host === "0.0.0.0" || host === "::";
-  const name = wildcard ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  const name = isEveryInterface(host) ? "localhost" : urlHost(host);
   return `http://${name}:${port}`;
 }
 
@@ -11,7 +12,7 @@ export function baseUrl(host: string, port: number): string {
  */
 export function listenBanner(host: string, port: number, auth: boolean): string {
   const base = baseUrl(host, port);
-  const everywhere = host === "" || host === "0.0.0.0" || host === "::";
+  const everywhere = isEveryInterface(host);
   return [
     "",
     `  mcp-broker is listening${everywhere ? " on every interface" : ""}${auth ? " (tokens required)" : ""}`,
