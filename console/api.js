@@ -24,8 +24,12 @@ export function headers(extra = {}) {
   return bearer ? { ...extra, authorization: `Bearer ${bearer}` } : extra;
 }
 
-/** A GET (no body) or POST (a JSON body) of the API; resolves to the JSON answer and the response. */
-export async function request(path, body, signal) {
+/**
+ * A GET (no body) or POST (a JSON body) of the API; resolves to the JSON
+ * answer and the response. A status in `answers` (besides 2xx) is an answer,
+ * not a refusal.
+ */
+export async function request(path, body, signal, answers = []) {
   const response = await fetch(path, {
     method: body === undefined ? "GET" : "POST",
     headers: headers(body === undefined ? {} : { "content-type": "application/json" }),
@@ -43,10 +47,11 @@ export async function request(path, body, signal) {
       `the broker answered ${response.status} with no JSON`,
     );
   }
-  if (!response.ok && json?.error) {
+  const answered = response.ok || answers.includes(response.status);
+  if (!answered && json?.error) {
     throw new ApiError(response.status, json.error.kind, json.error.message);
   }
-  if (!response.ok) throw new ApiError(response.status, "internal", `HTTP ${response.status}`);
+  if (!answered) throw new ApiError(response.status, "internal", `HTTP ${response.status}`);
   return { json, response };
 }
 
@@ -60,16 +65,5 @@ export const api = {
   /** The public health (up or down per source): asked without the token, which would need admin. */
   health: async () => (await fetch("/healthz")).json(),
   /** Each source's state, restarts and last error (admin); 503 is an answer too: something is down. */
-  healthDetails: async () => {
-    const response = await fetch("/healthz?details", { headers: headers() });
-    if (response.status !== 200 && response.status !== 503) {
-      const body = await response.json().catch(() => ({}));
-      throw new ApiError(
-        response.status,
-        body.error?.kind ?? "internal",
-        body.error?.message ?? `HTTP ${response.status}`,
-      );
-    }
-    return response.json();
-  },
+  healthDetails: () => request("/healthz?details", undefined, undefined, [503]).then((r) => r.json),
 };

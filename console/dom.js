@@ -31,6 +31,20 @@ export function replace(element, ...children) {
   append(element, children);
 }
 
+/** A table's head: one column heading per name (false and null are left out). */
+export function tableHead(...names) {
+  const columns = names.flat().filter((name) => name !== false && name !== null);
+  return h(
+    "thead",
+    {},
+    h(
+      "tr",
+      {},
+      columns.map((name) => h("th", { scope: "col" }, name)),
+    ),
+  );
+}
+
 /** Says `message` to screen readers (a polite live region). */
 export function announce(message) {
   const announcer = document.getElementById("announcer");

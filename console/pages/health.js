@@ -1,5 +1,5 @@
 import { api } from "../api.js";
-import { h, replace } from "../dom.js";
+import { h, replace, tableHead } from "../dom.js";
 
 const EVERY_MS = 2000;
 
@@ -52,19 +52,7 @@ function sourcesTable(sources) {
     h(
       "table",
       {},
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          h("th", { scope: "col" }, "Source"),
-          h("th", { scope: "col" }, "State"),
-          detailed
-            ? [h("th", { scope: "col" }, "Restarts"), h("th", { scope: "col" }, "Last error")]
-            : null,
-        ),
-      ),
+      tableHead("Source", "State", detailed && ["Restarts", "Last error"]),
       h(
         "tbody",
         {},
@@ -98,18 +86,7 @@ function registryTable(registry) {
     h(
       "table",
       {},
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          h("th", { scope: "col" }, "Tool"),
-          h("th", { scope: "col" }, "Status"),
-          h("th", { scope: "col" }, "Breaker"),
-          h("th", { scope: "col" }, "Last error"),
-        ),
-      ),
+      tableHead("Tool", "Status", "Breaker", "Last error"),
       h(
         "tbody",
         {},

@@ -1,7 +1,7 @@
 import { createParser } from "/console/vendor/eventsource-parser.js";
 import { api, headers } from "../api.js";
 import { lineChart } from "../chart.js";
-import { h, replace } from "../dom.js";
+import { h, replace, tableHead } from "../dom.js";
 
 const EVERY_MS = 2000;
 /** Audit records kept in the page; the oldest go first. */
@@ -95,17 +95,7 @@ export function renderTraffic(main, { me }) {
       h(
         "table",
         { class: "stream" },
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            ["Time", "Method", "Path", "Token", "Outcome", "ms"].map((t) =>
-              h("th", { scope: "col" }, t),
-            ),
-          ),
-        ),
+        tableHead("Time", "Method", "Path", "Token", "Outcome", "ms"),
         rows,
       ),
     ),
