@@ -350,12 +350,12 @@ export class Broker {
     return () => this.sourceListeners.delete(listener);
   }
 
-  /** Called after every tree swap (tools changed, config reloaded). */
   /** Hears every audit record, with the source it concerns; returns the function that stops it. */
   onAudit(listener: (record: AuditRecord, source: string) => void): () => void {
     return this.auditSink!.listen(listener);
   }
 
+  /** Called after every tree swap (tools changed, config reloaded). */
   onTreeChange(listener: () => void): () => void {
     this.treeListeners.add(listener);
     return () => this.treeListeners.delete(listener);

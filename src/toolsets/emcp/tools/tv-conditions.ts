@@ -117,10 +117,10 @@ export async function tvConditions(
       return joined.where((eb) =>
         eb.and(
           filters.flatMap((f, i) => {
-            const text = textOf(filterJoins[i]!, f.useDefault);
-            const expr = f.cast ? cms.sql.numberOf(text, f.cast) : text;
             const upper = bounds.get(i);
             if (upper === null) return [];
+            const text = textOf(filterJoins[i]!, f.useDefault);
+            const expr = f.cast ? cms.sql.numberOf(text, f.cast) : text;
             if (upper !== undefined) return [eb.between(expr, f.value as number, upper)];
             const type = f.cast ? "number" : "exact-text";
             return [comparison(eb, cms.sql, { expr, type }, f.op, f.value, f.where)];
