@@ -3,8 +3,9 @@
  * server-everything's `echo` on two brokers, one with nothing configured (the
  * always-on links still run: audit, authorize, depth, validation, limits,
  * timeout, redaction) and ones with a bearer token and a rate-limit rule,
- * state in memory or in Redis, called without and with a fresh
- * Idempotency-Key on every call. Many short rounds that
+ * state in memory or in Redis (with a burst large enough for leased tokens,
+ * and one small enough to be counted call by call), called without and with
+ * a fresh Idempotency-Key on every call. Many short rounds that
  * alternate between the two, medians kept: the difference is a few tens of
  * microseconds, well inside a shared machine's noise for one long run.
  */
@@ -26,6 +27,9 @@ async function main(): Promise<void> {
   const on = await broker(withPolicy("memory"));
   const redisUp = await redisReachable();
   const onRedis = redisUp ? await broker(withPolicy("redis://127.0.0.1:6379")) : undefined;
+  const onRedisExact = redisUp
+    ? await broker(withPolicy("redis://127.0.0.1:6379", 1000))
+    : undefined;
   const body = JSON.stringify({ path: "/e/echo", args: { message: "hello" } });
   let key = 0;
   /** With `policy`, the bench token; with `keyed`, a fresh Idempotency-Key too. */
@@ -53,6 +57,9 @@ async function main(): Promise<void> {
     target("nothing configured", off, false),
     target("token, rate limit (memory)", on, false),
     ...(onRedis ? [target("token, rate limit (Redis)", onRedis, false)] : []),
+    ...(onRedisExact
+      ? [target("token, rate limit of burst 1,000 (Redis)", onRedisExact, false)]
+      : []),
     target("token, rate limit, idempotency key (memory)", on, true),
     ...(onRedis ? [target("token, rate limit, idempotency key (Redis)", onRedis, true)] : []),
   ];
@@ -103,8 +110,13 @@ async function main(): Promise<void> {
       ...(onRedis
         ? [
             ...against(
-              "Redis against memory, no key (one round trip)",
+              "Redis against memory, no key (tokens leased a thousand at a time)",
               "token, rate limit (Redis)",
+              "token, rate limit (memory)",
+            ),
+            ...against(
+              "Redis against memory, no key, a burst of 1,000 (one round trip a call)",
+              "token, rate limit of burst 1,000 (Redis)",
               "token, rate limit (memory)",
             ),
             ...against(

@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { BrokerError } from "../contract/errors.js";
+import { BucketLeases } from "./bucket-leases.js";
 import { RedisBus } from "./redis-bus.js";
 import { bucketTtlMs } from "./token-bucket.js";
 import type { Admission, Bucket, Claim, StateStore } from "./store.js";
@@ -17,15 +18,20 @@ return 1`;
 
 /** The scripts above, as ioredis defines them on the connection. */
 interface ScriptedRedis extends Redis {
-  admitCall(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<string[]>;
+  admitCall(
+    numberOfKeys: number,
+    ...keysThenArgs: (string | number)[]
+  ): Promise<(string | number)[]>;
   compareAndSetValue(key: string, ...args: (string | number)[]): Promise<number>;
 }
 
 /**
  * `admit` as one script: KEYS[1] is the claim's key (or an unused name),
  * KEYS[2..] the buckets'; ARGV holds now, the claim's value ("" for none)
- * and lease, then each bucket's tokens per millisecond, burst and TTL.
- * Buckets are JSON {tokens, at}, as the other stores keep them.
+ * and lease, then each bucket's tokens per millisecond, burst, TTL and how
+ * many tokens to take (0: none, the instance holds one; more than 1: as
+ * many as there are, up to that, for a lease). Answers the tokens taken
+ * from each bucket. Buckets are JSON {tokens, at}, as the other stores keep them.
  */
 const ADMIT = `
 local now = tonumber(ARGV[1])
@@ -33,39 +39,47 @@ if ARGV[2] ~= '' then
   local held = redis.call('GET', KEYS[1])
   if held then return {'held', held} end
 end
-local left = {}
+local left, took = {}, {'ok'}
 for i = 2, #KEYS do
-  local base = 4 + (i - 2) * 3
-  local perMs, burst = tonumber(ARGV[base]), tonumber(ARGV[base + 1])
-  local tokens, at = burst, now
-  local raw = redis.call('GET', KEYS[i])
-  if raw then
-    local state = cjson.decode(raw)
-    tokens, at = state.tokens, state.at
+  local base = 4 + (i - 2) * 4
+  local perMs, burst, want = tonumber(ARGV[base]), tonumber(ARGV[base + 1]), tonumber(ARGV[base + 3])
+  took[i] = 0
+  if want > 0 then
+    local tokens, at = burst, now
+    local raw = redis.call('GET', KEYS[i])
+    if raw then
+      local state = cjson.decode(raw)
+      tokens, at = state.tokens, state.at
+    end
+    tokens = math.min(burst, tokens + math.max(0, now - at) * perMs)
+    if tokens < 1 then
+      return {'wait', tostring(i - 2), tostring(math.max(1, math.ceil((1 - tokens) / perMs / 1000)))}
+    end
+    took[i] = math.min(want, math.floor(tokens))
+    left[i] = tokens - took[i]
   end
-  tokens = math.min(burst, tokens + math.max(0, now - at) * perMs)
-  if tokens < 1 then
-    return {'wait', tostring(i - 2), tostring(math.max(1, math.ceil((1 - tokens) / perMs / 1000)))}
-  end
-  left[i] = tokens - 1
 end
 for i = 2, #KEYS do
-  local base = 4 + (i - 2) * 3
-  redis.call('SET', KEYS[i], cjson.encode({tokens = left[i], at = now}), 'PX', ARGV[base + 2])
+  local base = 4 + (i - 2) * 4
+  if left[i] then
+    redis.call('SET', KEYS[i], cjson.encode({tokens = left[i], at = now}), 'PX', ARGV[base + 2])
+  end
 end
 if ARGV[2] ~= '' then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
-return {'ok'}`;
+return took`;
 
 /**
  * State in Redis, shared by every broker instance that points at it. Commands
  * fail at once while Redis is unreachable (no offline queue), so a call that
  * needs the store fails with `unavailable` instead of waiting or going on
- * without its guarantee.
+ * without its guarantee. Rate-limit tokens are taken in leases (`BucketLeases`),
+ * so that most calls under a large burst need no round trip at all.
  */
 export class RedisStore implements StateStore {
   readonly kind = "redis";
   readonly bus: RedisBus;
   private readonly redis: Redis;
+  private readonly leases = new BucketLeases();
 
   constructor(url: string, prefix = "mcp-broker:") {
     this.redis = new Redis(url, {
@@ -132,18 +146,36 @@ export class RedisStore implements StateStore {
     });
   }
 
-  admit(buckets: readonly Bucket[], claim?: Claim): Promise<Admission> {
-    return this.run(async () => {
-      const args: (string | number)[] = [Date.now(), claim?.value ?? "", claim?.leaseMs ?? 1];
-      for (const bucket of buckets)
-        args.push(bucket.perMinute / 60_000, bucket.burst, bucketTtlMs(bucket));
-      const keys = [claim?.key ?? "admit:no-claim", ...buckets.map((b) => b.key)];
-      const answer = await (this.redis as ScriptedRedis).admitCall(keys.length, ...keys, ...args);
-      if (answer[0] === "held") return { admitted: false, held: answer[1]! };
-      if (answer[0] === "wait")
-        return { admitted: false, bucket: Number(answer[1]), waitS: Number(answer[2]) };
-      return { admitted: true };
-    });
+  /**
+   * Buckets are spent from this instance's leases where it holds one (no
+   * round trip); the rest, and any claim, in one script.
+   */
+  async admit(buckets: readonly Bucket[], claim?: Claim): Promise<Admission> {
+    const taken = this.leases.take(buckets);
+    if (claim === undefined && taken.every(Boolean)) return { admitted: true };
+    const asked = buckets.map((bucket, i) => (taken[i] ? 0 : this.leases.ask(bucket)));
+    let answer: (string | number)[] | undefined;
+    try {
+      answer = await this.run(() => {
+        const args: (string | number)[] = [Date.now(), claim?.value ?? "", claim?.leaseMs ?? 1];
+        buckets.forEach((bucket, i) =>
+          args.push(bucket.perMinute / 60_000, bucket.burst, bucketTtlMs(bucket), asked[i]!),
+        );
+        const keys = [claim?.key ?? "admit:no-claim", ...buckets.map((b) => b.key)];
+        return (this.redis as ScriptedRedis).admitCall(keys.length, ...keys, ...args);
+      });
+    } finally {
+      const admitted = answer?.[0] === "ok";
+      buckets.forEach((bucket, i) => {
+        if (asked[i]! > 0)
+          this.leases.settle(bucket, asked[i]!, admitted ? Number(answer![i + 1]) : 0);
+      });
+      if (!admitted) this.leases.refund(buckets, taken);
+    }
+    if (answer[0] === "held") return { admitted: false, held: String(answer[1]) };
+    if (answer[0] === "wait")
+      return { admitted: false, bucket: Number(answer[1]), waitS: Number(answer[2]) };
+    return { admitted: true };
   }
 
   async close(): Promise<void> {

@@ -26,7 +26,7 @@ export interface StateStore {
   ): Promise<boolean>;
   delete(key: string): Promise<void>;
   /**
-   * Lets a call in, in one step (one round trip to a shared store): when
+   * Lets a call in, in one step (at most one round trip to a shared store): when
    * `claim`'s key is held, answers what holds it and takes nothing; else
    * takes a token from every bucket, all or none, and then claims the key.
    */

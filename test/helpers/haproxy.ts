@@ -11,7 +11,8 @@ export interface LoadBalancer {
 
 /**
  * HAProxy in front of `backends` (base URLs on loopback): round-robin per
- * request, no stickiness, `/healthz` checked every 200 ms, and a request
+ * request, no stickiness, `/healthz` checked every 200 ms (an instance that
+ * is gone refuses at once; a busy one has 2 s to answer), and a request
  * whose connection fails sent to another instance. The config a user would
  * write, as README's "Several instances" shows it.
  */
@@ -26,6 +27,7 @@ export async function startHaproxy(program: string, backends: string[]): Promise
 defaults
   mode http
   timeout connect 2s
+  timeout check 2s
   timeout client 60s
   timeout server 60s
   retries 3

@@ -26,7 +26,8 @@ const LEASE_MS = 10_000;
 
 /**
  * Whether a request may run now, and whether it ran before: rate limits and
- * idempotency, in one step of the state store (one round trip to Redis).
+ * idempotency, in one step of the state store (at most one round trip to
+ * Redis; none for a rate limit whose tokens this instance holds in a lease).
  *
  * Rate limits are token buckets per caller and path glob, for requests of
  * every kind, shared by the instances of one store. Over a limit:

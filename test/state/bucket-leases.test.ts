@@ -1,0 +1,109 @@
+import fc from "fast-check";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import { BucketLeases, leaseSize } from "../../src/state/bucket-leases.js";
+import { RedisStore } from "../../src/state/redis.js";
+import type { Bucket } from "../../src/state/store.js";
+import { REDIS_URL, redisAvailable } from "../helpers/services.js";
+
+const hasRedis = await redisAvailable();
+const run = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+const opened: RedisStore[] = [];
+/** An instance's store: its own connection and leases, on the prefix every instance of one test shares. */
+async function instance(prefix: string): Promise<RedisStore> {
+  const store = new RedisStore(REDIS_URL, prefix);
+  opened.push(store);
+  await store.ready();
+  return store;
+}
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+});
+
+describe("bucket leases", () => {
+  it("lease a thousandth of the burst, and count a burst under 2,000 call by call", () => {
+    const bucket = (burst: number): Bucket => ({ key: "b", perMinute: 60, burst });
+    expect(leaseSize(bucket(1))).toBe(1);
+    expect(leaseSize(bucket(1999))).toBe(1);
+    expect(leaseSize(bucket(2000))).toBe(2);
+    expect(leaseSize(bucket(1_000_000))).toBe(1000);
+  });
+
+  it("ask for one lease at a time, and drop a lease past its lifetime", async () => {
+    const leases = new BucketLeases(40);
+    const bucket = { key: "b", perMinute: 60, burst: 10_000 };
+    expect(leases.take([bucket])).toEqual([false]);
+    expect(leases.ask(bucket)).toBe(10);
+    // While that lease is on its way, another call asks for its own token only.
+    expect(leases.ask(bucket)).toBe(1);
+    leases.settle(bucket, 1, 1);
+    leases.settle(bucket, 10, 10);
+    for (let i = 0; i < 9; i++) expect(leases.take([bucket])).toEqual([true]);
+    expect(leases.take([bucket])).toEqual([false]);
+    expect(leases.ask(bucket)).toBe(10);
+    leases.settle(bucket, 10, 10);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(leases.take([bucket])).toEqual([false]);
+  });
+});
+
+describe.runIf(hasRedis)("a Redis store's leases", () => {
+  it("take a lease's worth from the shared bucket, then spend it without asking", async () => {
+    const prefix = `mcp-broker-test:${run}:lease:`;
+    const store = await instance(prefix);
+    const raw = new Redis(REDIS_URL, { keyPrefix: prefix });
+    const tokensInRedis = async () =>
+      Math.floor((JSON.parse((await raw.get("b"))!) as { tokens: number }).tokens);
+    try {
+      const bucket = { key: "b", perMinute: 0.001, burst: 5000 };
+      expect(await store.admit([bucket])).toEqual({ admitted: true });
+      expect(await tokensInRedis()).toBe(4995);
+      for (let i = 0; i < 4; i++) expect(await store.admit([bucket])).toEqual({ admitted: true });
+      expect(await tokensInRedis()).toBe(4995);
+      expect(await store.admit([bucket])).toEqual({ admitted: true });
+      expect(await tokensInRedis()).toBe(4990);
+    } finally {
+      raw.disconnect();
+    }
+  });
+
+  it("spend a lease's token only when every bucket admits, and give it back otherwise", async () => {
+    const store = await instance(`mcp-broker-test:${run}:both:`);
+    const wide = { key: "wide", perMinute: 0.001, burst: 3000 };
+    const narrow = { key: "narrow", perMinute: 0.001, burst: 1 };
+    expect(await store.admit([wide])).toEqual({ admitted: true }); // a lease of 3: 2 held
+    expect(await store.admit([wide, narrow])).toEqual({ admitted: true }); // 1 held
+    expect(await store.admit([wide, narrow])).toMatchObject({ admitted: false, bucket: 1 });
+    // The refusal gave the held token back: it admits one more call, from the lease.
+    expect(await store.admit([wide])).toEqual({ admitted: true });
+  });
+
+  it("three instances admit within 1% of the burst, and never above it", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 6000 }),
+        fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 200, maxLength: 400 }),
+        async (burst, spread) => {
+          const prefix = `mcp-broker-test:${run}:trio:${Math.random().toString(36).slice(2)}:`;
+          const trio = await Promise.all([0, 1, 2].map(() => instance(prefix)));
+          // Practically no refill: whatever is admitted came out of the burst.
+          const bucket = { key: "shared", perMinute: 0.001, burst };
+          const calls = burst + 300;
+          // Waves of concurrent calls, each sent to an instance chosen by `spread`.
+          let admitted = 0;
+          for (let sent = 0; sent < calls; sent += spread.length) {
+            const wave = spread.slice(0, Math.min(spread.length, calls - sent));
+            const answers = await Promise.all(wave.map((i) => trio[i]!.admit([bucket])));
+            admitted += answers.filter((a) => a.admitted).length;
+          }
+          await Promise.all(trio.map((s) => s.close()));
+          expect(admitted).toBeLessThanOrEqual(burst);
+          // What the instances still hold unspent: at most a lease each.
+          expect(admitted).toBeGreaterThanOrEqual(burst - 3 * (leaseSize(bucket) - 1));
+          expect(burst - admitted).toBeLessThanOrEqual(burst * 0.01);
+        },
+      ),
+      { numRuns: 15 },
+    );
+  }, 60_000);
+});
