@@ -21,12 +21,19 @@ export async function resolveTvs(
   const out = new Map<string, TvDefinition>();
   if (names.length === 0) return out;
   const unique = [...new Set(names.map((n) => n.name))];
-  const tvs = await db
+  // One query, not one for the TVs and one for their templates: a search pays it on every call.
+  const rows = await db
     .selectFrom("site_tmplvars")
-    .select(["id", "name", "default_text"])
-    .where("name", "in", unique)
+    .leftJoin("site_tmplvar_templates", "site_tmplvar_templates.tmplvarid", "site_tmplvars.id")
+    .select([
+      "site_tmplvars.id",
+      "site_tmplvars.name",
+      "site_tmplvars.default_text",
+      "site_tmplvar_templates.templateid",
+    ])
+    .where("site_tmplvars.name", "in", unique)
     .execute();
-  const missing = names.filter((n) => !tvs.some((tv) => tv.name === n.name));
+  const missing = names.filter((n) => !rows.some((row) => row.name === n.name));
   if (missing.length > 0) {
     throw new BrokerError(
       "invalid_params",
@@ -34,22 +41,14 @@ export async function resolveTvs(
       { tvs: missing.map((m) => m.name) },
     );
   }
-  const links = await db
-    .selectFrom("site_tmplvar_templates")
-    .select(["tmplvarid", "templateid"])
-    .where(
-      "tmplvarid",
-      "in",
-      tvs.map((tv) => tv.id),
-    )
-    .execute();
-  for (const tv of tvs) {
-    out.set(tv.name, {
-      id: tv.id,
-      name: tv.name,
-      defaultText: tv.default_text,
-      templates: new Set(links.filter((l) => l.tmplvarid === tv.id).map((l) => l.templateid)),
-    });
+  const templatesOf = new Map<string, Set<number>>();
+  for (const row of rows) {
+    let templates = templatesOf.get(row.name);
+    if (!templates) {
+      templatesOf.set(row.name, (templates = new Set()));
+      out.set(row.name, { id: row.id, name: row.name, defaultText: row.default_text, templates });
+    }
+    if (row.templateid !== null) templates.add(row.templateid);
   }
   return out;
 }
