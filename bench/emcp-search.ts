@@ -1,6 +1,7 @@
 /**
  * `npm run bench` (second part): `evo.content.search` over a 100k-document
- * demo database, through the broker's `/mcp/<name>` endpoint, beside the same
+ * demo database, through the broker's `/mcp/<name>` endpoint (with the SDK's
+ * client, and with a minimal one that only reads the answer), beside the same
  * search written by hand as one SQL query through the engine's own driver.
  * SQLite always, MariaDB and PostgreSQL when they answer. Prints a Markdown report.
  */
@@ -16,6 +17,7 @@ import { DEMO_TVS, generateDemo } from "../src/toolsets/emcp/demo/generate.js";
 import { openDatabase } from "../src/toolsets/emcp/open-database.js";
 import { EVO_TABLES } from "../src/toolsets/emcp/schema.js";
 import { broker, stopChildren } from "./processes.js";
+import { rawToolCaller } from "./raw-mcp-client.js";
 import { sequential } from "./stats.js";
 import { machineLine } from "./machine.js";
 
@@ -211,28 +213,39 @@ async function main(): Promise<void> {
     `evo.content.search, ${DOCS} documents. p50 of ${CALLS} sequential calls, best of ${ROUNDS} interleaved rounds.`,
     ...SEARCHES.map((search) => `- ${search.name}: ${JSON.stringify(search.args)}`),
     "",
-    "| engine | search | hand-written SQL, driver p50 ms | /mcp/<name> p50 ms | ratio | p99 ms (driver / broker) | demo fill s |",
-    "| --- | --- | ---: | ---: | ---: | --- | ---: |",
+    "| engine | search | hand-written SQL, driver p50 ms | /mcp/<name>, SDK client p50 ms | ratio | raw client p50 ms | ratio | p99 ms (driver / SDK) | demo fill s |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
   ];
   for (const engine of engines) {
     for (const search of SEARCHES) {
-      const direct = await engine.direct(search);
-      const viaBroker = await mcpCaller(port, engine.name, search);
-      await sequential(direct, 20);
-      await sequential(viaBroker, 20);
+      const callers = {
+        direct: await engine.direct(search),
+        sdk: await mcpCaller(port, engine.name, search),
+        raw: await rawToolCaller(
+          `http://127.0.0.1:${port}/mcp/${engine.name}`,
+          "evo.content.search",
+          search.args,
+        ),
+      };
       const best = {
         direct: { p50: Infinity, p99: Infinity },
-        broker: { p50: Infinity, p99: Infinity },
+        sdk: { p50: Infinity, p99: Infinity },
+        raw: { p50: Infinity, p99: Infinity },
       };
+      for (const caller of Object.values(callers)) await sequential(caller, 20);
       for (let round = 0; round < ROUNDS; round++) {
-        const d = await sequential(direct, CALLS);
-        const b = await sequential(viaBroker, CALLS);
-        if (d.p50 < best.direct.p50) best.direct = d;
-        if (b.p50 < best.broker.p50) best.broker = b;
+        for (const [name, caller] of Object.entries(callers) as [
+          keyof typeof callers,
+          () => Promise<unknown>,
+        ][]) {
+          const measured = await sequential(caller, CALLS);
+          if (measured.p50 < best[name].p50) best[name] = measured;
+        }
       }
       const f = (n: number) => n.toFixed(3);
+      const ratio = (n: number) => (n / best.direct.p50).toFixed(2);
       lines.push(
-        `| ${engine.name} | ${search.name} | ${f(best.direct.p50)} | ${f(best.broker.p50)} | ${(best.broker.p50 / best.direct.p50).toFixed(2)} | ${f(best.direct.p99)} / ${f(best.broker.p99)} | ${filled[engine.name]!.toFixed(1)} |`,
+        `| ${engine.name} | ${search.name} | ${f(best.direct.p50)} | ${f(best.sdk.p50)} | ${ratio(best.sdk.p50)} | ${f(best.raw.p50)} | ${ratio(best.raw.p50)} | ${f(best.direct.p99)} / ${f(best.sdk.p99)} | ${filled[engine.name]!.toFixed(1)} |`,
       );
     }
   }

@@ -148,6 +148,39 @@ describe("a TV value read as a number", () => {
     );
   });
 
+  it("on SQLite: a filter that compares the quick reading first keeps the rows the exact one keeps", async () => {
+    const [sqlite] = engines;
+    const integerCast = fc.constantFrom<TvCast>({ type: "UNSIGNED" }, { type: "SIGNED" });
+    const op = fc.constantFrom("=", "!=", ">", ">=", "<", "<=");
+    const bound = fc.oneof(
+      fc.integer({ min: -3000, max: 3000 }),
+      fc.integer({ min: -12_000, max: 12_000 }).map((n) => n / 4),
+      fc.double({ min: -1e19, max: 1e19, noNaN: true }),
+    );
+    const written = fc.oneof(
+      text,
+      fc.integer({ min: -3000, max: 3000 }).map(String),
+      fc.integer({ min: -12_000, max: 12_000 }).map((n) => String(n / 4)),
+    );
+    await fc.assert(
+      fc.asyncProperty(written, integerCast, op, bound, async (value, as, compare, x) => {
+        const id = ++nextId;
+        await sql`insert into ${sql.table(TABLE)} (id, v) values (${id}, ${value})`.execute(
+          sqlite!.db,
+        );
+        const v = sql.ref("v");
+        const quick = sqliteSql.quickNumberOf!(v, as)!;
+        const exact = sqliteSql.numberOf(v, as);
+        const { rows } = await sql<{ alone: number; both: number }>`select
+          coalesce(${exact} ${sql.raw(compare)} ${x}, 0) as alone,
+          coalesce(${quick} ${sql.raw(compare)} ${x} and ${exact} ${sql.raw(compare)} ${x}, 0) as both
+          from ${sql.table(TABLE)} where id = ${id}`.execute(sqlite!.db);
+        expect(rows[0]!.both).toBe(rows[0]!.alone);
+      }),
+      { seed: 7, numRuns: fuzzRuns(3000) },
+    );
+  });
+
   it("on SQLite: truncates, rounds half away from zero and knows its precision", async () => {
     const [sqlite] = engines;
     const decimal = (precision: number, scale: number): TvCast => ({

@@ -17,6 +17,13 @@ export interface EngineSql {
    * from zero and holds no number beyond p-s integer digits. Never fails.
    */
   numberOf(text: Expression<string | null>, cast: TvCast): RawBuilder<number | null>;
+  /**
+   * Where the engine has one, a cheaper reading under `cast` that equals
+   * `numberOf` wherever that holds a number (elsewhere it may be anything). A
+   * filter compares it first, so that the engine reads the exact number only
+   * for the rows the cheap comparison lets through.
+   */
+  quickNumberOf?(text: Expression<string | null>, cast: TvCast): RawBuilder<number> | undefined;
   /** Whether the engine writes `NULLS LAST` (else a sort key of its own puts NULLs last). */
   readonly nullsLast: boolean;
 }

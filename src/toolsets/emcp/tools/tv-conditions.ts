@@ -121,9 +121,15 @@ export async function tvConditions(
             if (upper === null) return [];
             const text = textOf(filterJoins[i]!, f.useDefault);
             const expr = f.cast ? cms.sql.numberOf(text, f.cast) : text;
-            if (upper !== undefined) return [eb.between(expr, f.value as number, upper)];
+            // Compared first where the engine has it: the exact reading then runs on fewer rows.
+            const quick = f.cast && cms.sql.quickNumberOf?.(text, f.cast);
+            const readings = quick ? [quick, expr] : [expr];
+            if (upper !== undefined)
+              return readings.map((r) => eb.between(r, f.value as number, upper));
             const type = f.cast ? "number" : "exact-text";
-            return [comparison(eb, cms.sql, { expr, type }, f.op, f.value, f.where)];
+            return readings.map((r) =>
+              comparison(eb, cms.sql, { expr: r, type }, f.op, f.value, f.where),
+            );
           }),
         ),
       );
