@@ -168,7 +168,7 @@ describe("a TV value read as a number", () => {
         await sql`insert into ${sql.table(TABLE)} (id, v) values (${id}, ${value})`.execute(
           sqlite!.db,
         );
-        const v = sql.ref("v");
+        const v = sql.ref<string | null>("v");
         const quick = sqliteSql.quickNumberOf!(v, as)!;
         const exact = sqliteSql.numberOf(v, as);
         const { rows } = await sql<{ alone: number; both: number }>`select

@@ -3,6 +3,7 @@ import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, type Dialect } fr
 import { createPool } from "mysql2";
 import pg from "pg";
 import { addSqliteFunctions } from "./engine/sqlite.js";
+import { keepingStatements } from "./engine/sqlite-statements.js";
 import { EVO_TABLES, type EvoDatabase } from "./schema.js";
 import { TablePrefixPlugin } from "./table-prefix.js";
 
@@ -34,7 +35,10 @@ function dialectFor(spec: string, readOnly: boolean): { engine: Engine; dialect:
     const file = spec.slice("sqlite:".length);
     const database = new Database(file, { readonly: readOnly, fileMustExist: readOnly });
     addSqliteFunctions(database);
-    return { engine: "sqlite", dialect: new SqliteDialect({ database }) };
+    return {
+      engine: "sqlite",
+      dialect: new SqliteDialect({ database: keepingStatements(database) }),
+    };
   }
   if (spec.startsWith("mysql://")) {
     return {
