@@ -25,6 +25,10 @@ export function guardedNumber(
     return sql`case when ${engine.isNumeral(text, signed)} then ${engine.integerOf(text)} end`;
   }
   const rounded = engine.decimalOf(text, cast.scale);
-  const limit = sql.lit(10 ** (cast.precision - cast.scale));
-  return sql`case when ${engine.isNumeral(text, true)} then case when abs(${rounded}) < ${limit} then ${rounded} end end`;
+  const whole = cast.precision - cast.scale;
+  // A numeral no longer than `whole` fits even rounded up (it has `whole` integer digits and
+  // nothing to round, or fewer): the engine reads it once, not once to check and once to answer.
+  return sql`case when ${engine.isNumeral(text, true)} then case
+    when length(${text}) <= ${sql.lit(whole)} then ${rounded}
+    when abs(${rounded}) < ${sql.lit(10 ** whole)} then ${rounded} end end`;
 }
