@@ -117,7 +117,7 @@ export class Broker {
     // Checked before anything is opened: a config that cannot work fails at once.
     skeletonWithRegistry(config, []);
     try {
-      broker.store = await openStore(config.state ?? "memory");
+      broker.store = await openStore(config.state ?? "memory", options.log);
       if (isShared(broker.store))
         broker.inputBridgeKey = await sharedKey(broker.store, "input-bridge");
       const registry = await ToolRegistry.open({

@@ -1,14 +1,18 @@
+import type { Logger } from "../contract/log.js";
 import { MemoryStore } from "./memory.js";
 import { RedisStore } from "./redis.js";
 import { SqliteStore } from "./sqlite.js";
 import type { StateStore } from "./store.js";
 
-/** The store a config's `state` names: "memory", "sqlite:PATH" or a redis:// URL. */
-export async function openStore(spec: string): Promise<StateStore> {
+/**
+ * The store a config's `state` names: "memory", "sqlite:PATH" or a redis://
+ * URL. `log` hears the causes of a shared store's failures.
+ */
+export async function openStore(spec: string, log?: Logger): Promise<StateStore> {
   if (spec === "memory") return new MemoryStore();
   if (spec.startsWith("sqlite:")) return new SqliteStore(spec.slice("sqlite:".length));
   if (spec.startsWith("redis://") || spec.startsWith("rediss://")) {
-    const store = new RedisStore(spec);
+    const store = new RedisStore(spec, undefined, log);
     try {
       await store.ready();
     } catch (err) {

@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { BrokerError } from "../contract/errors.js";
+import type { Logger } from "../contract/log.js";
 import { BucketLeases } from "./bucket-leases.js";
 import { RedisBus } from "./redis-bus.js";
 import { bucketTtlMs } from "./token-bucket.js";
@@ -81,7 +82,12 @@ export class RedisStore implements StateStore {
   private readonly redis: Redis;
   private readonly leases = new BucketLeases();
 
-  constructor(url: string, prefix = "mcp-broker:") {
+  /** `log` hears why a command failed; the caller's error does not say (it would name the host). */
+  constructor(
+    url: string,
+    prefix = "mcp-broker:",
+    private readonly log?: Logger,
+  ) {
     this.redis = new Redis(url, {
       keyPrefix: prefix,
       enableOfflineQueue: false,
@@ -102,7 +108,14 @@ export class RedisStore implements StateStore {
     if (this.redis.status === "ready") return;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(this.unreachable(new Error("no answer within 2 s"))),
+        () =>
+          reject(
+            new BrokerError(
+              "unavailable",
+              "the state store (Redis) is unreachable: no answer within 2 s",
+              { store: "redis" },
+            ),
+          ),
         2000,
       );
       this.redis.once("ready", () => {
@@ -187,17 +200,17 @@ export class RedisStore implements StateStore {
     try {
       return await command();
     } catch (err) {
-      throw this.unreachable(err as Error);
+      throw this.failed(err as Error);
     }
   }
 
-  private unreachable(err: Error): BrokerError {
+  /** The caller's error for a failed command; why it failed goes to the log only. */
+  private failed(err: Error): BrokerError {
+    this.log?.warn({ err: err.message, store: "redis" }, "state store command failed");
     return new BrokerError(
       "unavailable",
-      `the state store (Redis) is unreachable: ${err.message}; the call was not run`,
-      {
-        store: "redis",
-      },
+      "the state store (Redis) is unreachable; the call was not run (the broker log says why)",
+      { store: "redis" },
     );
   }
 }

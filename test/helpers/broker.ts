@@ -49,7 +49,7 @@ export interface TestBroker extends RunningServer {
 /** The broker as the CLI runs it, in process, on a free loopback port. */
 export async function startBroker(
   config: unknown,
-  options: { secret?: string; reload?: boolean; ignoreBroken?: boolean } = {},
+  options: { secret?: string; reload?: boolean; ignoreBroken?: boolean; log?: Logger } = {},
 ): Promise<TestBroker> {
   const configFile = writeConfig(config);
   const running = await serveHttp({

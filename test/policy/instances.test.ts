@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { fixtureCommand, startBroker, writeConfig } from "../helpers/broker.js";
+import { capturingLogger, fixtureCommand, startBroker, writeConfig } from "../helpers/broker.js";
 import { spawnBroker, type BrokerProcess } from "../helpers/broker-process.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";
 
@@ -112,15 +112,19 @@ describe("a state store that becomes unreachable", () => {
       console.warn("skipped: no redis-server program to start a Redis of the test's own");
       return;
     }
-    const broker = await startBroker({
-      state: `redis://127.0.0.1:${port}`,
-      tree: [
-        {
-          path: "/fx",
-          source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["count"] },
-        },
-      ],
-    });
+    const { log, lines } = capturingLogger();
+    const broker = await startBroker(
+      {
+        state: `redis://127.0.0.1:${port}`,
+        tree: [
+          {
+            path: "/fx",
+            source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["count"] },
+          },
+        ],
+      },
+      { log },
+    );
     try {
       expect(
         (
@@ -139,8 +143,12 @@ describe("a state store that becomes unreachable", () => {
         { "idempotency-key": "b" },
       );
       expect(res.status).toBe(503);
-      expect(res.body.error.message).toMatch(
-        /state store \(Redis\) is unreachable.*the call was not run/,
+      // Where the store is, and how it failed, is for the log, not for the caller.
+      expect(res.body.error.message).toBe(
+        "the state store (Redis) is unreachable; the call was not run (the broker log says why)",
+      );
+      expect(lines()).toContainEqual(
+        expect.objectContaining({ msg: "state store command failed", store: "redis" }),
       );
       expect((await broker.post("/meta_call", { path: "/fx/count", args: {} })).status).toBe(200);
     } finally {
