@@ -8,15 +8,8 @@ export function leaseSize(bucket: Bucket): number {
   return Math.max(1, Math.floor(bucket.burst / 1000));
 }
 
-/** How long an instance may spend a lease's tokens before it asks again. */
-const LEASE_LIFETIME_MS = 1000;
-/** Past this many buckets held, taking a lease first drops the expired ones. */
-const SWEEP_ABOVE = 10_000;
-
-interface Lease {
-  tokens: number;
-  readonly until: number;
-}
+/** Buckets with a lease held at most; past this the least recently used lease is dropped. */
+const MAX_HELD = 10_000;
 
 /**
  * The tokens this instance took from shared buckets ahead of its calls, so
@@ -25,14 +18,18 @@ interface Lease {
  * never admit more than the bucket's rate over time. At any moment each
  * holds at most one lease per bucket (one is asked for at a time: calls that
  * find none while it is on its way ask for their own token only), which
- * bounds how far a burst can be off, either way (see `leaseSize`). A lease
- * unspent after a second is dropped, not returned: the bucket refills it.
+ * bounds how far a burst can be off, either way (see `leaseSize`).
+ *
+ * A lease is kept until it is spent, however long that takes: a lease that
+ * lapsed would lose its tokens, and a bucket whose calls come seldom would
+ * then be drained by leases instead of calls. Only past `maxHeld` buckets is
+ * the least recently used lease dropped, tokens and all.
  */
 export class BucketLeases {
-  private readonly held = new Map<string, Lease>();
+  private readonly held = new Map<string, number>();
   private readonly asking = new Set<string>();
 
-  constructor(private readonly lifetimeMs = LEASE_LIFETIME_MS) {}
+  constructor(private readonly maxHeld = MAX_HELD) {}
 
   /**
    * Takes one token from each bucket's lease where there is one; which
@@ -40,16 +37,11 @@ export class BucketLeases {
    * admitted after all.
    */
   take(buckets: readonly Bucket[]): boolean[] {
-    const now = Date.now();
     return buckets.map((bucket) => {
-      const lease = this.held.get(bucket.key);
-      if (!lease) return false;
-      if (lease.until <= now) {
-        this.held.delete(bucket.key);
-        return false;
-      }
-      lease.tokens -= 1;
-      if (lease.tokens === 0) this.held.delete(bucket.key);
+      const tokens = this.held.get(bucket.key);
+      if (tokens === undefined) return false;
+      this.held.delete(bucket.key);
+      if (tokens > 1) this.held.set(bucket.key, tokens - 1);
       return true;
     });
   }
@@ -78,16 +70,11 @@ export class BucketLeases {
     if (granted > 1) this.keep(bucket, granted - 1);
   }
 
+  // Deleted and set again: a Map's order is then the order of last use.
   private keep(bucket: Bucket, tokens: number): void {
-    const now = Date.now();
-    const lease = this.held.get(bucket.key);
-    if (lease && lease.until > now) {
-      lease.tokens += tokens;
-      return;
-    }
-    if (this.held.size > SWEEP_ABOVE) {
-      for (const [key, old] of this.held) if (old.until <= now) this.held.delete(key);
-    }
-    this.held.set(bucket.key, { tokens, until: now + this.lifetimeMs });
+    const held = this.held.get(bucket.key) ?? 0;
+    this.held.delete(bucket.key);
+    this.held.set(bucket.key, held + tokens);
+    if (this.held.size > this.maxHeld) this.held.delete(this.held.keys().next().value!);
   }
 }
