@@ -38,8 +38,10 @@ export class BucketLeases {
    */
   take(buckets: readonly Bucket[]): boolean[] {
     return buckets.map((bucket) => {
-      const tokens = this.held.get(bucket.key);
-      if (tokens === undefined) return false;
+      const kept = this.held.get(bucket.key);
+      if (kept === undefined) return false;
+      // No more than a lease of the rule as it is now: a reload may have made it smaller.
+      const tokens = Math.min(kept, leaseSize(bucket));
       this.held.delete(bucket.key);
       if (tokens > 1) this.held.set(bucket.key, tokens - 1);
       return true;

@@ -44,6 +44,10 @@ describe("bucket leases", () => {
     // Three buckets leased where two are kept: the one used longest ago goes.
     for (const x of [a, b, c]) leases.settle(x, leases.ask(x), 10);
     expect(leases.take([a, b, c])).toEqual([false, true, true]);
+    // A rule made smaller (a reload): what is held counts for a lease of the new size at most.
+    const smaller = { ...b, burst: 1000 };
+    expect(leases.take([smaller])).toEqual([true]);
+    expect(leases.take([smaller])).toEqual([false]);
   });
 });
 
