@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 import { chromiumPath, expectAccessible, launch, screenshot } from "./browser.js";
 
 /**
@@ -29,7 +29,7 @@ beforeAll(async () => {
   broker = await startBroker({
     registry: { predefined: false },
     redact: ["title"],
-    auth: { tokens: [admin, alice].map(({ bearer: _b, ...t }) => t) },
+    auth: { tokens: configEntries(admin, alice) },
     tree: [
       {
         path: "/fx",

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 /** The console over HTTP, without a browser: its files, its API and what it adds to /meta_call. */
 const admin = token("admin", ["*:/**"]);
@@ -14,7 +14,7 @@ beforeAll(async () => {
   broker = await startBroker({
     registry: { predefined: false },
     redact: ["title"],
-    auth: { tokens: [admin, alice].map(({ bearer: _b, ...t }) => t) },
+    auth: { tokens: configEntries(admin, alice) },
     tree: [
       {
         path: "/fx",

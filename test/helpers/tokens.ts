@@ -10,3 +10,10 @@ export function token(
 }
 
 export const bearer = (t: { bearer: string }) => ({ authorization: `Bearer ${t.bearer}` });
+
+/** The config's entries for test tokens: what `token` made, less the token itself. */
+export function configEntries(
+  ...tokens: { id: string; sha256: string; scopes: string[]; bearer: string }[]
+): { id: string; sha256: string; scopes: string[] }[] {
+  return tokens.map(({ bearer: _b, ...entry }) => entry);
+}

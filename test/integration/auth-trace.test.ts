@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveHttp, type RunningServer } from "../../src/serve.js";
 import { capturingLogger, fixtureCommand, writeConfig } from "../helpers/broker.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 const admin = token("admin", ["*:/**"]);
 const reader = token("reader", ["tree:/**"]);
@@ -14,7 +14,7 @@ beforeAll(async () => {
     host: "127.0.0.1",
     port: 0,
     configFile: writeConfig({
-      auth: { tokens: [admin, reader].map(({ bearer: _b, ...t }) => t) },
+      auth: { tokens: configEntries(admin, reader) },
       tree: [{ path: "/fx", source: { backend: "stdio", command: fixtureCommand() } }],
     }),
     log,

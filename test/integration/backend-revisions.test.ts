@@ -7,7 +7,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
 import { connectHttp, connectModern, textOf } from "../helpers/mcp-client.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 const MODERN_FIXTURE = fileURLToPath(new URL("../fixtures/modern-server.mjs", import.meta.url));
 const modernCommand = (...flags: string[]) => [process.execPath, MODERN_FIXTURE, ...flags];
@@ -34,7 +34,7 @@ beforeAll(async () => {
   children.push(both.child, modernOnly.child);
   broker = await startBroker({
     registry: { predefined: false },
-    auth: { tokens: [admin].map(({ bearer: _b, ...t }) => t) },
+    auth: { tokens: configEntries(admin) },
     tree: [
       { path: "/m", source: { backend: "stdio", command: modernCommand(), name: "m" } },
       {

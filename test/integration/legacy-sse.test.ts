@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
 import { textOf } from "../helpers/mcp-client.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 const alice = token("alice", ["*:/**"]);
 const bob = token("bob", ["*:/**"]);
@@ -30,7 +30,7 @@ let broker: TestBroker;
 beforeAll(async () => {
   broker = await startBroker({
     registry: { predefined: false },
-    auth: { tokens: [alice, bob].map(({ bearer: _b, ...t }) => t) },
+    auth: { tokens: configEntries(alice, bob) },
     tree: [
       {
         path: "/fx",

@@ -9,7 +9,7 @@ import {
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { startEmbeddingsServer } from "../helpers/embeddings-server.js";
 import { startToolService, type ToolService } from "../helpers/tool-service.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 const admin = token("admin", ["*:/**"]);
 const demoOnly = token("demo-only", ["tree:/**", "describe:/**", "call:/demo/**"]);
@@ -18,7 +18,7 @@ const fxReader = token("fx-reader", ["tree:/fx/**", "describe:/fx/**", "call:/fx
 const FX_TOOLS = ["sleep", "pid", "add_tool", "count", "log", "ask", "launch_*"];
 const config = (fxSummary: string) => ({
   expose: "meta",
-  auth: { tokens: [admin, demoOnly, fxReader].map(({ bearer: _b, ...t }) => t) },
+  auth: { tokens: configEntries(admin, demoOnly, fxReader) },
   registry: { predefined: false },
   tree: [
     {

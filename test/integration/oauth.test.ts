@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { TestIssuer } from "../helpers/authorization-server.js";
 import { capturingLogger, fixtureCommand, writeConfig } from "../helpers/broker.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 import { serveHttp, type RunningServer } from "../../src/serve.js";
 
 /**
@@ -32,7 +32,7 @@ beforeAll(async () => {
     port: 0,
     configFile: writeConfig({
       auth: {
-        tokens: [ci].map(({ bearer: _b, ...t }) => t),
+        tokens: configEntries(ci),
         oauth: {
           issuer: issuer.url,
           audience: AUDIENCE,
@@ -227,7 +227,7 @@ describe("an issuer that cannot be asked", () => {
       port: 0,
       configFile: writeConfig({
         auth: {
-          tokens: [ci].map(({ bearer: _b, ...t }) => t),
+          tokens: configEntries(ci),
           oauth: { issuer: downUrl, audience: AUDIENCE },
         },
         tree: [{ path: "/fx", source: { backend: "stdio", command: fixtureCommand() } }],

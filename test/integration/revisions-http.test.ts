@@ -3,7 +3,7 @@ import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE, fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
 import { connectHttp, connectModern, textOf } from "../helpers/mcp-client.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 const MODERN = "2026-07-28";
 const all = token("all", ["*:/**"]);
@@ -33,7 +33,7 @@ async function modern(path = "/mcp", headers = {}, answer?: string): Promise<Mod
 beforeAll(async () => {
   broker = await startBroker({
     registry: { predefined: false },
-    auth: { tokens: [all, fxOnly].map(({ bearer: _b, ...t }) => t) },
+    auth: { tokens: configEntries(all, fxOnly) },
     tree: [
       { path: "/fx", source: { backend: "stdio", command: fixtureCommand(), name: "fx" } },
       {

@@ -16,7 +16,7 @@ import { spawnBroker, type BrokerProcess } from "../helpers/broker-process.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
 import { textOf } from "../helpers/mcp-client.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 /**
  * Two broker processes sharing Redis, and an SDK client whose requests a
@@ -35,7 +35,7 @@ beforeAll(async () => {
     state: REDIS_URL,
     expose: "meta",
     registry: { predefined: false },
-    auth: { tokens: [alice, bob].map(({ bearer: _b, ...t }) => t) },
+    auth: { tokens: configEntries(alice, bob) },
     tree: [{ path: "/fx", source: { backend: "stdio", command: fixtureCommand() } }],
   });
   instances.push(...(await Promise.all([spawnBroker(config), spawnBroker(config)])));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestIssuer } from "../helpers/authorization-server.js";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
 import { ProtectedBackend } from "../helpers/protected-backend.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 /**
  * An HTTP backend that demands its own OAuth tokens: the broker gets them by
@@ -20,7 +20,7 @@ beforeAll(async () => {
   issuer.grantLifetimeS = 3;
   backend = await ProtectedBackend.start(issuer.url);
   broker = await startBroker({
-    auth: { tokens: [caller].map(({ bearer: _b, ...t }) => t) },
+    auth: { tokens: configEntries(caller) },
     tree: [
       {
         path: "/remote",

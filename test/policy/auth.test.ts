@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 const admin = token("admin", ["*:/**"]);
 const caller = token("caller", ["tree:/**", "describe:/**", "call:/fx/count"]);
@@ -15,7 +15,7 @@ beforeAll(async () => {
   });
   broker = await startBroker({
     expose: "both",
-    auth: { tokens: [admin, caller, reader].map(({ bearer: _b, ...t }) => t) },
+    auth: { tokens: configEntries(admin, caller, reader) },
     tree: [fx("/fx"), fx("/other")],
     registry: { predefined: false },
   });

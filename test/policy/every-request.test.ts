@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBroker, writeConfig, type TestBroker } from "../helpers/broker.js";
 import { cliArgv } from "../helpers/cli.js";
 import { connectHttp, connectStdio } from "../helpers/mcp-client.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 /**
  * The policy chain governs resources, prompts and completion as it governs
@@ -110,7 +110,7 @@ describe("over HTTP: /mcp and /mcp/<name>", () => {
   beforeAll(async () => {
     broker = await startBroker({
       ...config(auditFile, "limited"),
-      auth: { tokens: [admin, limited, lister].map(({ bearer: _b, ...t }) => t) },
+      auth: { tokens: configEntries(admin, limited, lister) },
     });
     own = await connectHttp(broker.url, bearer(admin), { path: "/mcp/sec" });
     aggregated = await connectHttp(broker.url, bearer(admin));

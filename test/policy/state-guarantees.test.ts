@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";
-import { bearer, token } from "../helpers/tokens.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 const hasRedis = await redisAvailable();
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -21,7 +21,7 @@ describe.each([
     if (!available) return;
     broker = await startBroker({
       state,
-      auth: { tokens: [caller].map(({ bearer: _b, ...t }) => t) },
+      auth: { tokens: configEntries(caller) },
       rate_limits: [{ token: caller.id, path: "/fx/pid", per_minute: 60, burst: 5 }],
       tree: [
         {
