@@ -30,6 +30,14 @@ export function parseConfig(
   return result.data;
 }
 
+/** Why a config file cannot be read, for the codes a mistyped or misplaced file gives. */
+const UNREADABLE: Readonly<Record<string, string>> = {
+  ENOENT: "there is no such file",
+  EACCES: "permission denied",
+  EISDIR: "it is a folder, not a file",
+  ENOTDIR: "a part of its path is not a folder",
+};
+
 /** Reads and validates a config file; every failure is a ConfigError naming the file. */
 export async function loadConfig(
   file: string,
@@ -40,9 +48,10 @@ export async function loadConfig(
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new ConfigError(file, [
-      `cannot read the file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    ]);
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === undefined ? (err as Error).message : `${UNREADABLE[code] ?? code} (${code})`;
+    throw new ConfigError(file, [`cannot read the file: ${why}`]);
   }
   return parseConfig(text, file, schema, env);
 }
@@ -50,12 +59,13 @@ export async function loadConfig(
 /**
  * Zod's issues as `path: message` lines. For a union (a tree given as a list or
  * as one root node) the branch whose type matched explains the problem, not the
- * union's generic "Invalid input".
+ * union's generic "Invalid input". A source's union has no branches to show:
+ * its own message names the backends.
  */
 function describeIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]): string[] {
   return issues.flatMap((issue) => {
     const path = [...prefix, ...issue.path];
-    if (issue.code === "invalid_union") {
+    if (issue.code === "invalid_union" && issue.errors.length > 0) {
       const typed = issue.errors.find(
         (branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0),
       );

@@ -419,7 +419,15 @@ const ToolsetsSchema = z
 
 /** The whole config, around the `source` schemas of the kinds there are. */
 export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]) {
-  const node = nodeSchema(z.discriminatedUnion("backend", sources));
+  const backends = sources.flatMap((s) => [...(s._zod.propValues.backend ?? [])]).join(", ");
+  const source = z.discriminatedUnion("backend", sources, {
+    // Zod's own words for an unknown discriminator ("Invalid input") say neither what nor which.
+    error: (issue) =>
+      issue.code === "invalid_union"
+        ? `no backend ${JSON.stringify((issue.input as { backend?: unknown } | undefined)?.backend) ?? "given"}: a source's "backend" is one of ${backends}`
+        : undefined,
+  });
+  const node = nodeSchema(source);
   return z.strictObject({
     $schema: z.string().optional(),
     tree: z.union([z.array(node), node]),

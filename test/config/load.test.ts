@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { configJsonSchema } from "../../src/export-config-schema.js";
 import { ConfigError } from "../../src/config/errors.js";
@@ -98,12 +100,37 @@ describe("config", () => {
     expect(problems({ tree: [], timout: 3 }).join()).toMatch(/timout/);
   });
 
-  it("refuses a backend it does not know", () => {
+  it("refuses a backend it does not know, or none, listing those it knows", () => {
     expect(
       problems({
         tree: [{ path: "/a", source: { backend: "carrier-pigeon", command: "x" } }],
-      }).join(),
-    ).toContain("$.tree[0].source.backend");
+      }),
+    ).toEqual([
+      '$.tree[0].source.backend: no backend "carrier-pigeon": a source\'s "backend" is one of stdio, http, emcp, command, wasm, registry, builtin',
+    ]);
+    expect(
+      problems({ tree: { path: "/", children: [{ path: "a", source: { command: "x" } }] } }),
+    ).toEqual([
+      '$.tree.children[0].source.backend: no backend given: a source\'s "backend" is one of stdio, http, emcp, command, wasm, registry, builtin',
+    ]);
+  });
+
+  it("names what is wrong with any backend value, never the tree's shape", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 2 }), (backend) => {
+        fc.pre(
+          !["stdio", "http", "emcp", "command", "wasm", "registry", "builtin"].includes(
+            backend as string,
+          ),
+        );
+        const found = problems({ tree: [{ path: "/a", source: { backend } }] });
+        expect(found).toHaveLength(1);
+        expect(found[0]).toMatch(
+          /^\$\.tree\[0\]\.source\.backend: no backend .*one of stdio, http/,
+        );
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("refuses a tool_overrides field of the wrong type, naming the tool", () => {
@@ -135,9 +162,12 @@ describe("config", () => {
     ).toBeTruthy();
   });
 
-  it("reports an unreadable file by name", async () => {
+  it("reports an unreadable file by name, saying why in words", async () => {
     await expect(loadConfig("/nonexistent/config.json", ConfigSchema)).rejects.toThrow(
-      /\/nonexistent\/config.json: .*ENOENT/s,
+      /\/nonexistent\/config.json: .*cannot read the file: there is no such file \(ENOENT\)/s,
+    );
+    await expect(loadConfig(tmpdir(), ConfigSchema)).rejects.toThrow(
+      /cannot read the file: it is a folder, not a file \(EISDIR\)/,
     );
   });
 
