@@ -33,21 +33,23 @@ describe("start-up", () => {
     const { log, lines } = capturingLogger();
     const refused = Broker.start(config([slowSource("/ok", 0), failing]), { log });
     await expect(refused).rejects.toThrow(
-      /\/bad: source \/bad could not start .*see the broker log/s,
+      /\/bad: source \/bad could not start .*: the program exited before it finished the MCP handshake \(its stderr is in the broker log\)/s,
     );
     await expect(refused).rejects.not.toThrow(/told to fail/);
     const stderr = lines().filter((l) => l.source === "/bad" && l.level === 40);
     expect(JSON.stringify(stderr)).toContain("fixture: told to fail at start");
   });
 
-  it("names a command that does not exist", async () => {
+  it("names a command that does not exist, in words; Node's error goes to the log", async () => {
     const missing = {
       path: "/gone",
       source: { backend: "stdio", command: "mcp-broker-no-such-program --x" },
     };
-    await expect(Broker.start(config([missing]), { log: silent })).rejects.toThrow(
-      /\/gone: .*ENOENT/s,
+    const { log, lines } = capturingLogger();
+    await expect(Broker.start(config([missing]), { log })).rejects.toThrow(
+      /\/gone: source \/gone could not start "mcp-broker-no-such-program": the program was not found: check the command and PATH/s,
     );
+    expect(lines().find((l) => l.msg === "source failed to start").err).toMatch(/ENOENT/);
   });
 
   it("with ignoreBroken, leaves a failing source out and serves the rest", async () => {

@@ -9,6 +9,8 @@ export interface BackendConnection {
   lastWords(): string[];
   /** The process id, where there is one. */
   pid?(): number | null;
+  /** Whether the process started and has since ended, where there is one. */
+  exited?(): boolean;
 }
 
 export type ConnectBackend = () => BackendConnection;

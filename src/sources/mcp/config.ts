@@ -13,6 +13,18 @@ export const RevisionSchema = z
     'The MCP revision the backend speaks: "auto" (default) probes with server/discover, then initialize; "2026-07-28" or "2025-11-25" pins it (no probe).',
   );
 
+/** Seconds a backend's start may take unless its source says otherwise. */
+export const DEFAULT_START_TIMEOUT_S = 60;
+
+const StartTimeoutSchema = z
+  .number()
+  .positive()
+  .max(3600)
+  .default(DEFAULT_START_TIMEOUT_S)
+  .describe(
+    "Seconds the start may take (the MCP handshake and the first tools/list) before it counts as failed and is tried again; default 60. Give a server fetched by npx or uvx on its first run more.",
+  );
+
 export const StdioSourceSchema = z.strictObject({
   backend: z.literal("stdio"),
   command: z
@@ -28,6 +40,7 @@ export const StdioSourceSchema = z.strictObject({
     ),
   cwd: z.string().optional(),
   revision: RevisionSchema,
+  start_timeout_s: StartTimeoutSchema,
   ...mountFields,
 });
 
@@ -62,6 +75,7 @@ export const HttpSourceSchema = z.strictObject({
       "The broker's own OAuth token for this backend (client credentials grant, its authorization server found from the backend's protected resource metadata), renewed before it expires. The caller's token is never sent.",
     ),
   revision: RevisionSchema,
+  start_timeout_s: StartTimeoutSchema,
   ...mountFields,
 });
 

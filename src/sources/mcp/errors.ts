@@ -6,6 +6,7 @@ import {
   SdkHttpError,
 } from "@modelcontextprotocol/client";
 import { BrokerError, type BackendProtocolError } from "../../contract/errors.js";
+import { failureText } from "./failure-text.js";
 
 /** A failure of a request to an MCP backend, as the broker's error kinds. */
 export function backendError(err: unknown, source: string, what: string): BrokerError {
@@ -23,11 +24,9 @@ export function backendError(err: unknown, source: string, what: string): Broker
       });
   }
   if (!(err instanceof ProtocolError)) {
-    return new BrokerError(
-      "unavailable",
-      `source ${source} failed ${what}: ${(err as Error)?.message ?? String(err)}`,
-      { source },
-    );
+    return new BrokerError("unavailable", `source ${source} failed ${what}: ${failureText(err)}`, {
+      source,
+    });
   }
   // The message as it came over the wire: the 2.x SDK adds nothing to it.
   const said = err.message;

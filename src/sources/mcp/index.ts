@@ -15,8 +15,21 @@ export const stdioKind = defineSourceKind<StdioSourceConfig>({
   backend: "stdio",
   configSchema: StdioSourceSchema,
   create: (config, { id, log }) =>
-    new McpSource(id, stdioBackend(id, config, log), log, config.revision),
-  identity: (config) => JSON.stringify([config.command, config.env, config.cwd, config.revision]),
+    new McpSource(
+      id,
+      stdioBackend(id, config, log),
+      log,
+      config.revision,
+      config.start_timeout_s * 1000,
+    ),
+  identity: (config) =>
+    JSON.stringify([
+      config.command,
+      config.env,
+      config.cwd,
+      config.revision,
+      config.start_timeout_s,
+    ]),
   check(config) {
     try {
       commandArgv(config.command);
@@ -31,6 +44,8 @@ export const stdioKind = defineSourceKind<StdioSourceConfig>({
 export const httpKind = defineSourceKind<HttpSourceConfig>({
   backend: "http",
   configSchema: HttpSourceSchema,
-  create: (config, { id, log }) => new McpSource(id, httpBackend(config), log, config.revision),
-  identity: (config) => JSON.stringify([config.url, config.headers, config.revision]),
+  create: (config, { id, log }) =>
+    new McpSource(id, httpBackend(config), log, config.revision, config.start_timeout_s * 1000),
+  identity: (config) =>
+    JSON.stringify([config.url, config.headers, config.revision, config.start_timeout_s]),
 });

@@ -2,8 +2,11 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   Client,
   isInputRequiredResult,
+  ProtocolError,
   type ClientContext,
   type McpSubscription,
+  SdkError,
+  SdkErrorCode,
   type RequestOptions,
   type VersionNegotiationMode,
 } from "@modelcontextprotocol/client";
@@ -30,8 +33,9 @@ import type {
 } from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
 import type { BackendConnection, ConnectBackend } from "./backend-transport.js";
-import type { Revision } from "./config.js";
+import { DEFAULT_START_TIMEOUT_S, type Revision } from "./config.js";
 import { backendError, isConnectionLost } from "./errors.js";
+import { failureText } from "./failure-text.js";
 import { fetchTools } from "./fetch-tools.js";
 import { InFlight } from "./in-flight.js";
 import { RelayedCallToolResult } from "./relayed-result.js";
@@ -41,6 +45,26 @@ import { backendOperation, withTraceContext } from "../../telemetry/mcp-operatio
 
 /** The SDK's own request timeout is a backstop: the policy's timeout aborts first. */
 const BACKSTOP_MS = 1000;
+
+/** After this long (or half the time a start is given, if less) the log says a source is still starting. */
+const SLOW_START_MS = 10_000;
+
+/** Why a start failed, for the operator and for callers: never what the backend printed. */
+function startFailure(err: unknown, connection: BackendConnection, timeoutMs: number): string {
+  if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) {
+    const within = `it did not finish starting within ${timeoutMs / 1000} s`;
+    return connection.pid
+      ? `${within}: is it an MCP server on stdio? Such a server writes only JSON-RPC to its stdout, its own messages to stderr`
+      : within;
+  }
+  if (connection.exited?.())
+    return "the program exited before it finished the MCP handshake (its stderr is in the broker log)";
+  return failureText(err);
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
 
 /** Rounds of input a 2026-07-28 backend may ask for in one request before it is cut off. */
 const MAX_INPUT_ROUNDS = 16;
@@ -109,6 +133,8 @@ export class McpSource implements Router, Relayed {
     private readonly connect: ConnectBackend,
     private readonly log: Logger,
     private readonly revision: Revision = "auto",
+    /** How long a start (handshake and first tools/list) may take before it counts as failed. */
+    private readonly startTimeoutMs = DEFAULT_START_TIMEOUT_S * 1000,
   ) {}
 
   /** The revision the backend speaks, once connected. */
@@ -331,6 +357,9 @@ export class McpSource implements Router, Relayed {
       } catch (err) {
         // A remote backend that went away shows only as failed requests: reconnect it.
         if (!ctx.signal.aborted && isConnectionLost(err)) void client.close();
+        // What the answer leaves out (an error page the backend sent) is here.
+        if (!ctx.signal.aborted && !(err instanceof ProtocolError))
+          this.log.warn({ source: this.name, what, err: errorText(err) }, "backend request failed");
         throw backendError(ctx.signal.aborted ? ctx.signal.reason : err, this.name, what);
       }
     });
@@ -356,17 +385,46 @@ export class McpSource implements Router, Relayed {
       },
     );
     this.wire(client);
+    const timeoutMs = this.startTimeoutMs;
+    // Whoever watches the log learns early that a start hangs, not only when it gives up.
+    const notice = Math.min(SLOW_START_MS, timeoutMs / 2);
+    const slow = setTimeout(
+      () =>
+        this.log.warn(
+          { source: this.name, backend: connection.describe, waited_s: notice / 1000 },
+          `source is slow to start; it is given ${timeoutMs / 1000} s in all`,
+        ),
+      notice,
+    );
+    // One deadline for the whole start: the SDK's timeout is per request, and a probe and a
+    // handshake are two. Closing the client does not end a probe, so the start is raced.
+    let deadline: NodeJS.Timeout | undefined;
+    const expiry = new Promise<"expired">((resolve) => {
+      deadline = setTimeout(() => resolve("expired"), timeoutMs);
+    });
+    const starting = (async () => {
+      await client.connect(connection.transport, { timeout: timeoutMs });
+      return fetchTools(client);
+    })();
+    starting.catch(() => undefined);
     try {
-      await client.connect(connection.transport);
-      ({ tools: this.tools, hint: this.toolsHint } = await fetchTools(client));
+      const started = await Promise.race([starting, expiry]);
+      if (started === "expired")
+        throw new SdkError(SdkErrorCode.RequestTimeout, `no start within ${timeoutMs} ms`);
+      ({ tools: this.tools, hint: this.toolsHint } = started);
     } catch (err) {
       await client.close().catch(() => undefined);
-      this.logLastWords(connection, "source failed to start");
+      // A client whose connect never finished does not own the transport yet: its process lives on.
+      await connection.transport.close().catch(() => undefined);
+      this.logLastWords(connection, "source failed to start", err);
       throw new BrokerError(
         "unavailable",
-        `source ${this.name} could not start ${connection.describe}: ${(err as Error).message}; see the broker log`,
+        `source ${this.name} could not start ${connection.describe}: ${startFailure(err, connection, timeoutMs)}`,
         { source: this.name },
       );
+    } finally {
+      clearTimeout(slow);
+      clearTimeout(deadline);
     }
     if (this.closed) {
       await client.close();
@@ -472,13 +530,17 @@ export class McpSource implements Router, Relayed {
     for (const listener of this.downListeners) listener(reason);
   }
 
-  /** The backend's last words (a process's stderr) belong in the log, never in an answer. */
-  private logLastWords(connection: BackendConnection, msg: string): void {
+  /**
+   * The backend's last words (a process's stderr), and the error as the SDK
+   * gave it, belong in the log, never in an answer.
+   */
+  private logLastWords(connection: BackendConnection, msg: string, err?: unknown): void {
     const words = connection.lastWords();
     this.log.warn(
       {
         source: this.name,
         backend: connection.describe,
+        ...(err === undefined ? {} : { err: errorText(err) }),
         ...(words.length > 0 ? { stderr: words } : {}),
       },
       msg,

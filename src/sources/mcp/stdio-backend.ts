@@ -11,7 +11,15 @@ const STDERR_LINES_KEPT = 20;
  * process when it owns the transport; a subclass is probed on the connection
  * itself. One process per start: a backend's start-up may be slow or do work.
  */
-class InPlaceStdio extends StdioClientTransport {}
+class InPlaceStdio extends StdioClientTransport {
+  /** Whether the process was spawned: before that, and after it ends, it has no pid. */
+  spawned = false;
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.spawned = true;
+  }
+}
 
 /**
  * A backend run as a child process speaking MCP on stdin/stdout. Its stderr
@@ -45,6 +53,7 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
       describe: `"${command}"`,
       lastWords: () => stderrTail.slice(-3),
       pid: () => transport.pid,
+      exited: () => transport.spawned && transport.pid === null,
     };
   };
 }

@@ -1,0 +1,86 @@
+import { SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
+
+/** Node's codes for a program that cannot run or an address that cannot be reached. */
+const SYSTEM_MEANING: Readonly<Record<string, string>> = {
+  ENOENT: "the program was not found: check the command and PATH",
+  EACCES: "the program cannot be run: permission denied",
+  ENOEXEC: "the file is not a program this system can run",
+  ECONNREFUSED: "nothing listens at that address (connection refused)",
+  ENOTFOUND: "the host name does not resolve",
+  EAI_AGAIN: "the host name could not be resolved: DNS did not answer",
+  ECONNRESET: "the connection was reset",
+  ETIMEDOUT: "the connection timed out",
+  EHOSTUNREACH: "the host cannot be reached",
+  ENETUNREACH: "the network cannot be reached",
+  UND_ERR_CONNECT_TIMEOUT: "the connection timed out",
+  UND_ERR_SOCKET: "the connection broke",
+};
+
+/** What the statuses a misconfigured backend answers most often mean to whoever configured it. */
+const HTTP_MEANING: Readonly<Record<number, string>> = {
+  401: "it asks for credentials (HTTP 401): give the source `headers` or `auth`",
+  403: "it refused access (HTTP 403): the source's credentials lack a right",
+  404: "nothing answers MCP at that URL (HTTP 404): check the endpoint's path, often /mcp",
+  405: "that URL does not take MCP's POST (HTTP 405): check the endpoint's path",
+};
+
+/** TLS failures, which Node names by the certificate check that failed. */
+const TLS_CODE = /^(CERT_|ERR_TLS_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/;
+
+/** Longest message of another error passed on: the SDK's sentences fit, a quoted page does not. */
+const MAX_SAID = 200;
+
+/** The first of `err` and its causes that `pick` finds something in. */
+function inCauses<T>(err: unknown, pick: (e: object) => T | undefined): T | undefined {
+  let at: unknown = err;
+  for (let depth = 0; depth < 5 && typeof at === "object" && at !== null; depth++) {
+    const found = pick(at);
+    if (found !== undefined) return found;
+    at = (at as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function systemCode(e: object): string | undefined {
+  const code = (e as { code?: unknown }).code;
+  return typeof code === "string" && (code in SYSTEM_MEANING || TLS_CODE.test(code))
+    ? code
+    : undefined;
+}
+
+function httpStatus(e: object): number | undefined {
+  return e instanceof SdkHttpError && typeof e.status === "number" ? e.status : undefined;
+}
+
+/**
+ * What a failure of a request to an MCP backend (the SDK's, its transport's
+ * or the system's) means, in words fit for a caller and for whoever
+ * configured the source. Never the backend's own text: an error page, a
+ * stack trace or what a program printed may hold secrets, and belongs in the
+ * log.
+ */
+export function failureText(err: unknown): string {
+  const code = inCauses(err, systemCode);
+  if (code !== undefined)
+    return SYSTEM_MEANING[code] ?? `its TLS certificate was not accepted (${code})`;
+  const status = inCauses(err, httpStatus);
+  if (status !== undefined) return HTTP_MEANING[status] ?? `it answered HTTP ${status}`;
+  if (err instanceof SdkError) {
+    switch (err.code) {
+      case SdkErrorCode.RequestTimeout:
+        return "it did not answer in time";
+      case SdkErrorCode.ConnectionClosed:
+        return "it closed the connection";
+      case SdkErrorCode.ClientHttpUnexpectedContent:
+        return "it answered with something other than MCP (not JSON nor an event stream)";
+      case SdkErrorCode.EraNegotiationFailed:
+        // The SDK's words, with what the backend answered cut off.
+        return err.message.replace(/ \(.*$/s, "");
+      default:
+        return err.message;
+    }
+  }
+  // The SDK's own words (an invalid result, an unsupported revision): a line of them.
+  const said = err instanceof Error ? (err.message.split("\n", 1)[0] ?? "") : String(err);
+  return said.length <= MAX_SAID ? said : `${said.slice(0, MAX_SAID)}…`;
+}

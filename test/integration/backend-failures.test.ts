@@ -1,0 +1,142 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { Broker } from "../../src/broker/broker.js";
+import { parseConfig } from "../../src/config/load.js";
+import { ConfigSchema } from "../../src/sources/kinds.js";
+import { capturingLogger, fixtureCommand, isAlive, startBroker } from "../helpers/broker.js";
+
+const config = (tree: unknown) => parseConfig(JSON.stringify({ tree }), "test", ConfigSchema, {});
+/** What a backend's error page may hold, which must never reach a caller. */
+const PAGE_SECRET = "db-password=hunter2";
+
+/**
+ * A real MCP server over Streamable HTTP on loopback (stateless, one `ping`
+ * tool) that can be switched to answer every request with an error page.
+ */
+class FlakyBackend {
+  failWith: number | undefined;
+  url = "";
+  private readonly server: Server = createServer(async (req, res) => {
+    if (this.failWith !== undefined) {
+      res.writeHead(this.failWith, { "content-type": "text/html" });
+      return res.end(`<html><pre>Traceback: ${PAGE_SECRET}</pre></html>`);
+    }
+    const mcp = new McpServer({ name: "flaky", version: "1" });
+    mcp.registerTool("ping", { description: "Answers pong." }, async () => ({
+      content: [{ type: "text", text: "pong" }],
+    }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => void transport.close());
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res);
+  });
+
+  static async start(failWith?: number): Promise<FlakyBackend> {
+    const backend = new FlakyBackend();
+    backend.failWith = failWith;
+    await new Promise<void>((resolve) => backend.server.listen(0, "127.0.0.1", resolve));
+    backend.url = `http://127.0.0.1:${(backend.server.address() as AddressInfo).port}/mcp`;
+    return backend;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+describe("a backend that fails says why, and only the log quotes it", () => {
+  it("an HTTP backend's error page at start: the status in words, the page in the log", async () => {
+    const backend = await FlakyBackend.start(404);
+    cleanups.push(() => backend.close());
+    const { log, lines } = capturingLogger();
+    const refused = Broker.start(
+      config([{ path: "/f", source: { backend: "http", url: backend.url } }]),
+      {
+        log,
+      },
+    );
+    await expect(refused).rejects.toThrow(
+      /\/f: source \/f could not start http:\/\/127\.0\.0\.1:\d+\/mcp: nothing answers MCP at that URL \(HTTP 404\)/,
+    );
+    await expect(refused).rejects.not.toThrow(PAGE_SECRET);
+    const failed = lines().find((l) => l.msg === "source failed to start");
+    expect(failed.err).toContain(PAGE_SECRET);
+  });
+
+  it("an HTTP backend's error page during a call: HTTP 500 to the caller, the page in the log", async () => {
+    const backend = await FlakyBackend.start();
+    cleanups.push(() => backend.close());
+    const { log, lines } = capturingLogger();
+    const broker = await startBroker(
+      { tree: [{ path: "/f", source: { backend: "http", url: backend.url } }] },
+      { log },
+    );
+    cleanups.push(() => broker.close());
+    expect((await broker.post("/meta_call", { path: "/f/ping" })).body.output).toEqual({
+      content: [{ type: "text", text: "pong" }],
+    });
+    backend.failWith = 500;
+    const failed = await broker.post("/meta_call", { path: "/f/ping" });
+    expect(failed.status).toBe(503);
+    expect(failed.body.error.message).toMatch(
+      /source \/f failed tools\/call ping: it answered HTTP 500/,
+    );
+    expect(JSON.stringify(failed.body)).not.toContain(PAGE_SECRET);
+    const logged = lines().find((l) => l.msg === "backend request failed");
+    expect(logged).toMatchObject({ source: "/f", what: "tools/call ping" });
+    expect(logged.err).toContain(PAGE_SECRET);
+  });
+
+  it("nothing listening: says so, not 'fetch failed'", async () => {
+    const backend = await FlakyBackend.start();
+    const url = backend.url;
+    await backend.close();
+    await expect(
+      Broker.start(config([{ path: "/f", source: { backend: "http", url } }]), {
+        log: capturingLogger().log,
+      }),
+    ).rejects.toThrow(/nothing listens at that address \(connection refused\)/);
+  });
+
+  it("a program that never answers: given start_timeout_s, told it is slow, then stopped, its process ended", async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), "mcp-broker-test-")), "pid");
+    const { log, lines } = capturingLogger();
+    const started = Date.now();
+    const refused = Broker.start(
+      config([
+        {
+          path: "/mute",
+          source: {
+            backend: "stdio",
+            command: fixtureCommand(),
+            env: { FIXTURE_DELAY_MS: "60000", FIXTURE_PID_FILE: pidFile },
+            start_timeout_s: 1,
+          },
+        },
+      ]),
+      { log },
+    );
+    await expect(refused).rejects.toThrow(
+      /\/mute: .*it did not finish starting within 1 s: is it an MCP server on stdio\? .*only JSON-RPC to its stdout/,
+    );
+    // A second per request (probe, then initialize) would be two; a start is given one in all.
+    expect(Date.now() - started).toBeLessThan(1000 + 4000 + 1000);
+    expect(lines().find((l) => l.msg.startsWith("source is slow to start"))).toMatchObject({
+      source: "/mute",
+      waited_s: 0.5,
+    });
+    expect(isAlive(Number(readFileSync(pidFile, "utf8")))).toBe(false);
+  });
+});
