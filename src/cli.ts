@@ -61,6 +61,7 @@ program
       const log = createLogger(opts.logLevel);
       if (opts.dumpTree) return printTree(configFile, log, opts.ignoreBrokenTool);
       const { host, port } = parseListenAddress(listen);
+      const shutdown = onShutdown(log);
       const telemetry = await startTelemetry(log);
       const running = await serveHttp({
         host,
@@ -70,11 +71,12 @@ program
         reload: opts.reload,
         ignoreBroken: opts.ignoreBrokenTool,
         log,
+        signal: shutdown.signal,
       });
       // On a terminal, where to go next; elsewhere the "listening" log line says it.
-      if (process.stderr.isTTY)
+      if (process.stderr.isTTY && !shutdown.signal.aborted)
         process.stderr.write(listenBanner(host, running.port, running.authRequired()));
-      onShutdown(log, async () => {
+      shutdown.closeWith(async () => {
         await running.close();
         await telemetry?.();
       });
@@ -97,9 +99,14 @@ program
       opts: { server?: string; ignoreBrokenTool?: boolean; logLevel: string },
     ) => {
       const log = createLogger(opts.logLevel);
+      const shutdown = onShutdown(log);
       const telemetry = await startTelemetry(log);
       const config = await loadConfig(configFile, ConfigSchema);
-      const broker = await Broker.start(config, { log, ignoreBroken: opts.ignoreBrokenTool });
+      const broker = await Broker.start(config, {
+        log,
+        ignoreBroken: opts.ignoreBrokenTool,
+        signal: shutdown.signal,
+      });
       const principal = { id: "stdio", scopes: ALL_SCOPES };
       const bridge = new InputBridge();
       const name = opts.server;
@@ -127,7 +134,7 @@ program
           await telemetry?.();
         })());
       process.stdin.on("end", () => void stop().then(() => process.exit(0)));
-      onShutdown(log, stop);
+      shutdown.closeWith(stop);
     },
   );
 
@@ -221,12 +228,22 @@ async function printTree(configFile: string, log: Logger, ignoreBroken?: boolean
   }
 }
 
-function onShutdown(log: Logger, close: () => Promise<void>): void {
+/**
+ * SIGINT and SIGTERM, from the start on: while the broker starts, a signal
+ * aborts `signal`, which ends the start (its sources' programs with it);
+ * once `closeWith` has the way to close what runs, a signal closes it and
+ * exits.
+ */
+function onShutdown(log: Logger): {
+  signal: AbortSignal;
+  closeWith(close: () => Promise<void>): void;
+} {
+  const interrupted = new AbortController();
+  let close: (() => Promise<void>) | undefined;
   let closing = false;
-  const handler = (signal: NodeJS.Signals) => {
-    if (closing) return;
+  const shut = () => {
+    if (closing || close === undefined) return;
     closing = true;
-    log.info({ signal }, "shutting down");
     close().then(
       () => process.exit(0),
       (err: Error) => {
@@ -235,8 +252,21 @@ function onShutdown(log: Logger, close: () => Promise<void>): void {
       },
     );
   };
+  const handler = (signal: NodeJS.Signals) => {
+    log.info({ signal }, "shutting down");
+    interrupted.abort(new Error(`start-up interrupted by ${signal}`));
+    shut();
+  };
   process.once("SIGINT", handler);
   process.once("SIGTERM", handler);
+  return {
+    signal: interrupted.signal,
+    closeWith(closer) {
+      close = closer;
+      // A signal between the end of the start and now: close at once.
+      if (interrupted.signal.aborted) shut();
+    },
+  };
 }
 
 program.parseAsync().catch((err: Error) => {

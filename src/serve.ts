@@ -21,6 +21,8 @@ export interface ServeOptions {
   readonly reload?: boolean;
   readonly ignoreBroken?: boolean;
   readonly log: Logger;
+  /** Ends the start when aborted (see BrokerOptions.signal). */
+  readonly signal?: AbortSignal;
 }
 
 export interface RunningServer {
@@ -36,7 +38,11 @@ export interface RunningServer {
 export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
   const { log } = options;
   let config = await loadConfig(options.configFile, ConfigSchema);
-  const broker = await Broker.start(config, { log, ignoreBroken: options.ignoreBroken });
+  const broker = await Broker.start(config, {
+    log,
+    ignoreBroken: options.ignoreBroken,
+    signal: options.signal,
+  });
   let credentials = credentialsOf(config.auth, options.secret);
   const { app, closeSessions } = createHttpApp({
     broker,

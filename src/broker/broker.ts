@@ -46,6 +46,11 @@ export interface BrokerOptions {
   readonly log: Logger;
   /** Leave out sources that fail to start and tools that cannot be mounted, with a warning. */
   readonly ignoreBroken?: boolean;
+  /**
+   * Ends the start when aborted (an operator's Ctrl-C while a slow source starts): what was
+   * opened is closed, programs started are ended, and the start rejects with the reason.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** A `meta_search` request, already checked. */
@@ -116,6 +121,14 @@ export class Broker {
     const broker = new Broker(config, options);
     // Checked before anything is opened: a config that cannot work fails at once.
     skeletonWithRegistry(config, []);
+    const { signal } = options;
+    signal?.throwIfAborted();
+    // Sources are what a start waits on: an abort stops them at once, the rest is closed after.
+    let interrupted: Promise<void> | undefined;
+    const interrupt = () => {
+      interrupted = broker.sources?.close();
+    };
+    signal?.addEventListener("abort", interrupt, { once: true });
     try {
       broker.store = await openStore(config.state ?? "memory", options.log);
       if (isShared(broker.store))
@@ -146,12 +159,17 @@ export class Broker {
       broker.auditSink = new AuditSink(options.log, broker.metrics, config.audit?.file);
       broker.invoke = broker.chain(config);
       broker.toolSearch = createToolSearch(config, broker.store, options.log);
+      signal?.throwIfAborted();
       await broker.sources.start(broker.skeleton.mounts, options.ignoreBroken === true);
+      signal?.throwIfAborted();
       await broker.rebuild(true);
       registry.onChange(() => broker.queueApply());
     } catch (err) {
+      await interrupted;
       await broker.close();
-      throw err;
+      throw signal?.aborted ? (signal.reason as unknown) : err;
+    } finally {
+      signal?.removeEventListener("abort", interrupt);
     }
     return broker;
   }

@@ -1,5 +1,8 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -166,6 +169,34 @@ describe("the command line", () => {
     child.kill("SIGTERM");
     const { code } = await done;
     expect(code).toBe(0);
+    await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false);
+  });
+
+  it("a signal while a source is still starting ends the start and its program: no orphans", async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), "mcp-broker-test-")), "pid");
+    const slow = {
+      tree: [
+        {
+          path: "/slow",
+          source: {
+            backend: "stdio",
+            command: fixtureCommand(),
+            env: { FIXTURE_DELAY_MS: "60000", FIXTURE_PID_FILE: pidFile },
+          },
+        },
+      ],
+    };
+    const [cmd, ...args] = cliArgv("127.0.0.1:0", writeConfig(slow)) as [string, ...string[]];
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const done = collect(child);
+    await expect.poll(() => existsSync(pidFile), { timeout: 15_000 }).toBe(true);
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(isAlive(pid)).toBe(true);
+    child.kill("SIGINT");
+    const { code, stderr } = await done;
+    expect(code).toBe(1);
+    expect(stderr).toContain("mcp-broker: start-up interrupted by SIGINT");
+    expect(stderr).not.toContain('"msg":"source failed to start"');
     await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false);
   });
 

@@ -117,6 +117,8 @@ type Relayed = Required<
 export class McpSource implements Router, Relayed {
   private client: Client | null = null;
   private connection: BackendConnection | null = null;
+  /** The connection of a start in progress: closing the source ends it too. */
+  private opening: BackendConnection | null = null;
   private tools: Tool[] = [];
   private toolsHint: CacheHint | undefined;
   private up = false;
@@ -245,6 +247,7 @@ export class McpSource implements Router, Relayed {
     this.up = false;
     await this.listening?.close().catch(() => undefined);
     await client?.close();
+    await this.opening?.transport.close().catch(() => undefined);
   }
 
   /** A request relayed whole: the backend's answer is the caller's, unchecked beyond JSON-RPC. */
@@ -374,6 +377,7 @@ export class McpSource implements Router, Relayed {
 
   private async open(): Promise<void> {
     const connection = this.connect();
+    this.opening = connection;
     const client = new Client(
       { name: "mcp-broker", version: packageVersion },
       {
@@ -416,7 +420,7 @@ export class McpSource implements Router, Relayed {
       await client.close().catch(() => undefined);
       // A client whose connect never finished does not own the transport yet: its process lives on.
       await connection.transport.close().catch(() => undefined);
-      this.logLastWords(connection, "source failed to start", err);
+      if (!this.closed) this.logLastWords(connection, "source failed to start", err);
       throw new BrokerError(
         "unavailable",
         `source ${this.name} could not start ${connection.describe}: ${startFailure(err, connection, timeoutMs)}`,
@@ -425,6 +429,7 @@ export class McpSource implements Router, Relayed {
     } finally {
       clearTimeout(slow);
       clearTimeout(deadline);
+      this.opening = null;
     }
     if (this.closed) {
       await client.close();
