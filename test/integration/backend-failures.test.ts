@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -108,6 +108,29 @@ describe("a backend that fails says why, and only the log quotes it", () => {
         log: capturingLogger().log,
       }),
     ).rejects.toThrow(/nothing listens at that address \(connection refused\)/);
+  });
+
+  it("a live program whose handshake fails: what failed, not 'exited'", async () => {
+    const server = join(mkdtempSync(join(tmpdir(), "mcp-broker-test-")), "old-server.mjs");
+    // Answers in JSON-RPC, but offers a revision no client speaks, and stays up.
+    writeFileSync(
+      server,
+      `import { createInterface } from "node:readline";
+const reply = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+for await (const line of createInterface({ input: process.stdin })) {
+  const { id, method } = JSON.parse(line);
+  if (method === "initialize")
+    reply({ id, result: { protocolVersion: "1999-01-01", capabilities: {}, serverInfo: { name: "old", version: "1" } } });
+  else if (id !== undefined) reply({ id, error: { code: -32601, message: "Method not found" } });
+}
+`,
+    );
+    await expect(
+      Broker.start(
+        config([{ path: "/o", source: { backend: "stdio", command: [process.execPath, server] } }]),
+        { log: capturingLogger().log },
+      ),
+    ).rejects.toThrow(/\/o: .*: Server's protocol version is not supported: 1999-01-01$/m);
   });
 
   it("a program that never answers: given start_timeout_s, told it is slow, then stopped, its process ended", async () => {

@@ -9,7 +9,7 @@ export interface BackendConnection {
   lastWords(): string[];
   /** The process id, where there is one. */
   pid?(): number | null;
-  /** Whether the process started and has since ended, where there is one. */
+  /** Whether the process started and has since ended by itself, where there is one. */
   exited?(): boolean;
 }
 

@@ -43,7 +43,7 @@ function inCauses<T>(err: unknown, pick: (e: object) => T | undefined): T | unde
 
 function systemCode(e: object): string | undefined {
   const code = (e as { code?: unknown }).code;
-  return typeof code === "string" && (code in SYSTEM_MEANING || TLS_CODE.test(code))
+  return typeof code === "string" && (Object.hasOwn(SYSTEM_MEANING, code) || TLS_CODE.test(code))
     ? code
     : undefined;
 }

@@ -53,7 +53,7 @@ const SLOW_START_MS = 10_000;
 function startFailure(err: unknown, connection: BackendConnection, timeoutMs: number): string {
   if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) {
     const within = `it did not finish starting within ${timeoutMs / 1000} s`;
-    return connection.pid
+    return connection.pid !== undefined
       ? `${within}: is it an MCP server on stdio? Such a server writes only JSON-RPC to its stdout, its own messages to stderr`
       : within;
   }
@@ -417,13 +417,15 @@ export class McpSource implements Router, Relayed {
         throw new SdkError(SdkErrorCode.RequestTimeout, `no start within ${timeoutMs} ms`);
       ({ tools: this.tools, hint: this.toolsHint } = started);
     } catch (err) {
+      // Read before the connection is closed here, which would end its process.
+      const why = startFailure(err, connection, timeoutMs);
       await client.close().catch(() => undefined);
       // A client whose connect never finished does not own the transport yet: its process lives on.
       await connection.transport.close().catch(() => undefined);
       if (!this.closed) this.logLastWords(connection, "source failed to start", err);
       throw new BrokerError(
         "unavailable",
-        `source ${this.name} could not start ${connection.describe}: ${startFailure(err, connection, timeoutMs)}`,
+        `source ${this.name} could not start ${connection.describe}: ${why}`,
         { source: this.name },
       );
     } finally {

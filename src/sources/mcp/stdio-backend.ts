@@ -12,12 +12,25 @@ const STDERR_LINES_KEPT = 20;
  * itself. One process per start: a backend's start-up may be slow or do work.
  */
 class InPlaceStdio extends StdioClientTransport {
-  /** Whether the process was spawned: before that, and after it ends, it has no pid. */
-  spawned = false;
+  private spawned = false;
+  private closing = false;
+  /** Whether the process had already ended when it was first asked to close. */
+  private endedFirst = false;
 
   override async start(): Promise<void> {
     await super.start();
     this.spawned = true;
+  }
+
+  override close(): Promise<void> {
+    if (!this.closing) this.endedFirst = this.spawned && this.pid === null;
+    this.closing = true;
+    return super.close();
+  }
+
+  /** Whether the process ended by itself, not because the broker or the SDK closed it. */
+  exited(): boolean {
+    return this.spawned && this.pid === null && (!this.closing || this.endedFirst);
   }
 }
 
@@ -53,7 +66,7 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
       describe: `"${command}"`,
       lastWords: () => stderrTail.slice(-3),
       pid: () => transport.pid,
-      exited: () => transport.spawned && transport.pid === null,
+      exited: () => transport.exited(),
     };
   };
 }
