@@ -1,8 +1,7 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { answerWithMcp, listenOnLoopback, type LoopbackServer } from "./loopback-mcp.js";
 
 /**
  * An MCP server on loopback that, like a real protected one, takes only
@@ -14,54 +13,53 @@ export class ProtectedBackend {
   readonly authorizations: (string | undefined)[] = [];
   /** Requests answered 401. */
   refusals = 0;
-  url = "";
-  private readonly server: Server;
+  private server: LoopbackServer | undefined;
+  private readonly keys: ReturnType<typeof createRemoteJWKSet>;
 
-  private constructor(issuer: string) {
-    const keys = createRemoteJWKSet(new URL(`${issuer}/jwks`));
-    this.server = createServer(async (req, res) => {
-      const resourceMetadata = `${this.origin}/.well-known/oauth-protected-resource/mcp`;
-      if (req.url === "/.well-known/oauth-protected-resource/mcp") {
-        res.writeHead(200, { "content-type": "application/json" });
-        return res.end(JSON.stringify({ resource: this.url, authorization_servers: [issuer] }));
-      }
-      this.authorizations.push(req.headers.authorization);
-      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-      let subject: string;
-      try {
-        const { payload } = await jwtVerify(token ?? "", keys, { issuer, audience: this.url });
-        subject = String(payload.sub);
-      } catch {
-        this.refusals += 1;
-        res.writeHead(401, {
-          "www-authenticate": `Bearer resource_metadata="${resourceMetadata}"`,
-        });
-        return res.end();
-      }
-      const mcp = new McpServer({ name: "protected", version: "1" });
-      mcp.registerTool("whoami", { description: "The caller's subject." }, async () => ({
-        content: [{ type: "text", text: subject }],
-      }));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on("close", () => void transport.close());
-      await mcp.connect(transport);
-      await transport.handleRequest(req, res);
-    });
+  private constructor(private readonly issuer: string) {
+    this.keys = createRemoteJWKSet(new URL(`${issuer}/jwks`));
   }
 
-  private get origin(): string {
-    return new URL(this.url).origin;
+  get url(): string {
+    return this.server!.url;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const resourceMetadata = `${new URL(this.url).origin}/.well-known/oauth-protected-resource/mcp`;
+    if (req.url === "/.well-known/oauth-protected-resource/mcp") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ resource: this.url, authorization_servers: [this.issuer] }));
+      return;
+    }
+    this.authorizations.push(req.headers.authorization);
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+    let subject: string;
+    try {
+      const { payload } = await jwtVerify(token ?? "", this.keys, {
+        issuer: this.issuer,
+        audience: this.url,
+      });
+      subject = String(payload.sub);
+    } catch {
+      this.refusals += 1;
+      res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${resourceMetadata}"` });
+      res.end();
+      return;
+    }
+    const mcp = new McpServer({ name: "protected", version: "1" });
+    mcp.registerTool("whoami", { description: "The caller's subject." }, async () => ({
+      content: [{ type: "text", text: subject }],
+    }));
+    await answerWithMcp(mcp, req, res);
   }
 
   static async start(issuer: string): Promise<ProtectedBackend> {
     const backend = new ProtectedBackend(issuer);
-    await new Promise<void>((resolve) => backend.server.listen(0, "127.0.0.1", resolve));
-    backend.url = `http://127.0.0.1:${(backend.server.address() as AddressInfo).port}/mcp`;
+    backend.server = await listenOnLoopback((req, res) => backend.handle(req, res));
     return backend;
   }
 
   close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return this.server!.close();
   }
 }

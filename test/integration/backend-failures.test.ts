@@ -1,15 +1,13 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { Broker } from "../../src/broker/broker.js";
 import { parseConfig } from "../../src/config/load.js";
 import { ConfigSchema } from "../../src/sources/kinds.js";
 import { capturingLogger, fixtureCommand, isAlive, startBroker } from "../helpers/broker.js";
+import { answerWithMcp, listenOnLoopback, type LoopbackServer } from "../helpers/loopback-mcp.js";
 
 const config = (tree: unknown) => parseConfig(JSON.stringify({ tree }), "test", ConfigSchema, {});
 /** What a backend's error page may hold, which must never reach a caller. */
@@ -19,36 +17,22 @@ const PAGE_SECRET = "db-password=hunter2";
  * A real MCP server over Streamable HTTP on loopback (stateless, one `ping`
  * tool) that can be switched to answer every request with an error page.
  */
-class FlakyBackend {
-  failWith: number | undefined;
-  url = "";
-  private readonly server: Server = createServer(async (req, res) => {
-    if (this.failWith !== undefined) {
-      res.writeHead(this.failWith, { "content-type": "text/html" });
+async function flakyBackend(
+  failWith?: number,
+): Promise<LoopbackServer & { failWith: number | undefined }> {
+  const state = { failWith };
+  const server = await listenOnLoopback(async (req, res) => {
+    if (state.failWith !== undefined) {
+      res.writeHead(state.failWith, { "content-type": "text/html" });
       return res.end(`<html><pre>Traceback: ${PAGE_SECRET}</pre></html>`);
     }
     const mcp = new McpServer({ name: "flaky", version: "1" });
     mcp.registerTool("ping", { description: "Answers pong." }, async () => ({
       content: [{ type: "text", text: "pong" }],
     }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on("close", () => void transport.close());
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res);
+    await answerWithMcp(mcp, req, res);
   });
-
-  static async start(failWith?: number): Promise<FlakyBackend> {
-    const backend = new FlakyBackend();
-    backend.failWith = failWith;
-    await new Promise<void>((resolve) => backend.server.listen(0, "127.0.0.1", resolve));
-    backend.url = `http://127.0.0.1:${(backend.server.address() as AddressInfo).port}/mcp`;
-    return backend;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
+  return Object.assign(state, server);
 }
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -58,7 +42,7 @@ afterEach(async () => {
 
 describe("a backend that fails says why, and only the log quotes it", () => {
   it("an HTTP backend's error page at start: the status in words, the page in the log", async () => {
-    const backend = await FlakyBackend.start(404);
+    const backend = await flakyBackend(404);
     cleanups.push(() => backend.close());
     const { log, lines } = capturingLogger();
     const refused = Broker.start(
@@ -76,7 +60,7 @@ describe("a backend that fails says why, and only the log quotes it", () => {
   });
 
   it("an HTTP backend's error page during a call: HTTP 500 to the caller, the page in the log", async () => {
-    const backend = await FlakyBackend.start();
+    const backend = await flakyBackend();
     cleanups.push(() => backend.close());
     const { log, lines } = capturingLogger();
     const broker = await startBroker(
@@ -100,7 +84,7 @@ describe("a backend that fails says why, and only the log quotes it", () => {
   });
 
   it("nothing listening: says so, not 'fetch failed'", async () => {
-    const backend = await FlakyBackend.start();
+    const backend = await flakyBackend();
     const url = backend.url;
     await backend.close();
     await expect(
