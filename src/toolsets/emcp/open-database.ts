@@ -30,6 +30,12 @@ export function openDatabase(
   return { db, engine };
 }
 
+/**
+ * How long a connection may take: mysql2's own default, given to pg too, which
+ * otherwise waits for ever on a server that accepts and never answers.
+ */
+const CONNECT_MS = 10_000;
+
 function dialectFor(spec: string, readOnly: boolean): { engine: Engine; dialect: Dialect } {
   if (spec.startsWith("sqlite:")) {
     const file = spec.slice("sqlite:".length);
@@ -43,13 +49,17 @@ function dialectFor(spec: string, readOnly: boolean): { engine: Engine; dialect:
   if (spec.startsWith("mysql://")) {
     return {
       engine: "mysql",
-      dialect: new MysqlDialect({ pool: createPool({ uri: spec, connectionLimit: 8 }) }),
+      dialect: new MysqlDialect({
+        pool: createPool({ uri: spec, connectionLimit: 8, connectTimeout: CONNECT_MS }),
+      }),
     };
   }
   if (spec.startsWith("postgres://") || spec.startsWith("postgresql://")) {
     return {
       engine: "postgres",
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: spec, max: 8 }) }),
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ connectionString: spec, max: 8, connectionTimeoutMillis: CONNECT_MS }),
+      }),
     };
   }
   throw new Error(
