@@ -93,6 +93,9 @@ export class RedisStore implements StateStore {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: 2000,
+      // A Redis that takes commands and answers none (a stall, a partition without resets)
+      // fails a call in 2 s, as one that refuses does, not at the call's own timeout.
+      commandTimeout: 2000,
       lazyConnect: false,
     });
     // Errors surface on the commands; this keeps them off the process's unhandled errors.

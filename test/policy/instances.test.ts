@@ -1,12 +1,12 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { capturingLogger, fixtureCommand, startBroker, writeConfig } from "../helpers/broker.js";
 import { spawnBroker, type BrokerProcess } from "../helpers/broker-process.js";
-import { REDIS_URL, redisAvailable } from "../helpers/services.js";
+import { freePort, REDIS_URL, redisAvailable } from "../helpers/services.js";
 
 const hasRedis = await redisAvailable();
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -87,44 +87,53 @@ describe("the sqlite store", () => {
   });
 });
 
+/**
+ * A Redis of the test's own on a free port, which the test may kill or pause
+ * without touching the machine's; undefined, saying why, where none can start.
+ */
+async function ownRedis(): Promise<{ port: number; process: ChildProcess } | undefined> {
+  const port = await freePort();
+  const redis = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: "ignore" },
+  );
+  const started = await new Promise<boolean>((resolve) => {
+    redis.once("error", () => resolve(false));
+    setTimeout(() => resolve(true), 300);
+  });
+  if (started) return { port, process: redis };
+  if (process.env.CI === "true") throw new Error("CI=true but redis-server could not be started");
+  console.warn("skipped: no redis-server program to start a Redis of the test's own");
+  return undefined;
+}
+
+/** A broker on `redis` with a fixture's `count` tool, whose log the test reads. */
+async function countingBroker(redisPort: number) {
+  const { log, lines } = capturingLogger();
+  const broker = await startBroker(
+    {
+      state: `redis://127.0.0.1:${redisPort}`,
+      tree: [
+        {
+          path: "/fx",
+          source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["count"] },
+        },
+      ],
+    },
+    { log },
+  );
+  return { broker, lines };
+}
+
+const NOT_RUN =
+  "the state store (Redis) is unreachable; the call was not run (the broker log says why)";
+
 describe("a state store that becomes unreachable", () => {
   it("fails the calls that need it with a clear unavailable, and serves the others", async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, "127.0.0.1", () => {
-        const { port } = probe.address() as AddressInfo;
-        probe.close(() => resolve(port));
-      });
-    });
-    const redis = spawn(
-      "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-      {
-        stdio: "ignore",
-      },
-    );
-    const started = await new Promise<boolean>((resolve) => {
-      redis.once("error", () => resolve(false));
-      setTimeout(() => resolve(true), 300);
-    });
-    if (!started) {
-      if (process.env.CI === "true")
-        throw new Error("CI=true but redis-server could not be started");
-      console.warn("skipped: no redis-server program to start a Redis of the test's own");
-      return;
-    }
-    const { log, lines } = capturingLogger();
-    const broker = await startBroker(
-      {
-        state: `redis://127.0.0.1:${port}`,
-        tree: [
-          {
-            path: "/fx",
-            source: { backend: "stdio", command: fixtureCommand(), tool_filter: ["count"] },
-          },
-        ],
-      },
-      { log },
-    );
+    const redis = await ownRedis();
+    if (!redis) return;
+    const { broker, lines } = await countingBroker(redis.port);
     try {
       expect(
         (
@@ -135,8 +144,8 @@ describe("a state store that becomes unreachable", () => {
           )
         ).status,
       ).toBe(200);
-      redis.kill("SIGKILL");
-      await new Promise((r) => redis.once("exit", r));
+      redis.process.kill("SIGKILL");
+      await new Promise((r) => redis.process.once("exit", r));
       const res = await broker.post(
         "/meta_call",
         { path: "/fx/count", args: {} },
@@ -144,14 +153,36 @@ describe("a state store that becomes unreachable", () => {
       );
       expect(res.status).toBe(503);
       // Where the store is, and how it failed, is for the log, not for the caller.
-      expect(res.body.error.message).toBe(
-        "the state store (Redis) is unreachable; the call was not run (the broker log says why)",
-      );
+      expect(res.body.error.message).toBe(NOT_RUN);
       expect(lines()).toContainEqual(
         expect.objectContaining({ msg: "state store command failed", store: "redis" }),
       );
       expect((await broker.post("/meta_call", { path: "/fx/count", args: {} })).status).toBe(200);
     } finally {
+      await broker.close();
+    }
+  });
+
+  it("that answers nothing (paused, partitioned): calls fail within seconds, not at their timeout", async () => {
+    const redis = await ownRedis();
+    if (!redis) return;
+    const { broker } = await countingBroker(redis.port);
+    const admin = new Redis(redis.port, "127.0.0.1");
+    try {
+      const keyed = (key: string) =>
+        broker.post("/meta_call", { path: "/fx/count", args: {} }, { "idempotency-key": key });
+      expect((await keyed("a")).status).toBe(200);
+      // Redis takes connections and commands, and answers none for 20 s: a stall as a
+      // failover or a partition without resets makes it.
+      await admin.call("CLIENT", "PAUSE", "20000", "ALL");
+      const started = Date.now();
+      const res = await keyed("b");
+      expect(res.status).toBe(503);
+      expect(res.body.error.message).toBe(NOT_RUN);
+      expect(Date.now() - started).toBeLessThan(6000);
+    } finally {
+      admin.disconnect();
+      redis.process.kill("SIGKILL");
       await broker.close();
     }
   });
