@@ -23,8 +23,20 @@ export function httpBackend(config: HttpSourceConfig): ConnectBackend {
         reconnectionDelayGrowFactor: 2,
       },
     }),
-    // Never the query or credentials: they may hold secrets.
-    describe: (({ origin, pathname }) => origin + pathname)(new URL(config.url)),
+    describe: endpointWords(config.url),
     lastWords: () => [],
   });
+}
+
+/** A path segment that looks like a key or an id: long, with both letters and digits. */
+const OPAQUE = /^(?=.*[A-Za-z])(?=.*\d)[^/]{16,}$/;
+
+/**
+ * The endpoint as messages and the log name it: never the query, credentials
+ * or a path segment that looks like a key (hosted MCP servers often put the
+ * account's secret in the path), which are shown as `…`.
+ */
+export function endpointWords(url: string): string {
+  const { origin, pathname } = new URL(url);
+  return origin + pathname.replace(/[^/]+/g, (segment) => (OPAQUE.test(segment) ? "…" : segment));
 }
