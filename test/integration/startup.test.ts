@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EVERYONE } from "../../src/auth/token-book.js";
 import { Broker } from "../../src/broker/broker.js";
@@ -38,6 +41,42 @@ describe("start-up", () => {
     await expect(refused).rejects.not.toThrow(/told to fail/);
     const stderr = lines().filter((l) => l.source === "/bad" && l.level === 40);
     expect(JSON.stringify(stderr)).toContain("fixture: told to fail at start");
+  });
+
+  it("starts a 2025-era server that ignores server/discover, within its start_timeout_s", async () => {
+    const server = join(mkdtempSync(join(tmpdir(), "mcp-broker-test-")), "quiet-server.mjs");
+    // Answers initialize and tools/list, and nothing else: not even an error for the probe.
+    writeFileSync(
+      server,
+      `import { createInterface } from "node:readline";
+const reply = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+for await (const line of createInterface({ input: process.stdin })) {
+  const { id, method } = JSON.parse(line);
+  if (method === "initialize")
+    reply({ id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "quiet", version: "1" } } });
+  if (method === "tools/list")
+    reply({ id, result: { tools: [{ name: "nap", inputSchema: { type: "object" } }] } });
+}
+`,
+    );
+    const started = Date.now();
+    const broker = await Broker.start(
+      config([
+        {
+          path: "/q",
+          source: { backend: "stdio", command: [process.execPath, server], start_timeout_s: 4 },
+        },
+      ]),
+      { log: silent },
+    );
+    try {
+      expect(broker.list("/q", EVERYONE).children.map((c) => c.name)).toEqual(["nap"]);
+      // The probe is given half the start, then initialize the rest.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+      expect(Date.now() - started).toBeLessThan(4000);
+    } finally {
+      await broker.close();
+    }
   });
 
   it("names a command that does not exist, in words; Node's error goes to the log", async () => {

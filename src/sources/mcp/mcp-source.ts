@@ -382,7 +382,14 @@ export class McpSource implements Router, Relayed {
       { name: "mcp-broker", version: packageVersion },
       {
         capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } },
-        versionNegotiation: { mode: NEGOTIATION[this.revision] },
+        versionNegotiation: {
+          mode: NEGOTIATION[this.revision],
+          // On stdio a probe that gets no answer means a 2025-era server that ignores unknown
+          // methods: half the start leaves it the other half for `initialize`.
+          ...(connection.pid !== undefined
+            ? { probe: { timeoutMs: this.startTimeoutMs / 2 } }
+            : {}),
+        },
         // Rounds of input are the caller's to answer, through `rounds`.
         inputRequired: { autoFulfill: false },
         listMaxPages: 0,
