@@ -123,13 +123,15 @@ describe("config", () => {
             backend as string,
           ),
         );
+        // `${` is read as a variable reference first, and answered as one.
+        fc.pre(!JSON.stringify(backend).includes("${"));
         const found = problems({ tree: [{ path: "/a", source: { backend } }] });
         expect(found).toHaveLength(1);
         expect(found[0]).toMatch(
           /^\$\.tree\[0\]\.source\.backend: no backend .*one of stdio, http/,
         );
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
   });
 
