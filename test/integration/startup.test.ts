@@ -64,16 +64,15 @@ for await (const line of createInterface({ input: process.stdin })) {
       config([
         {
           path: "/q",
-          source: { backend: "stdio", command: [process.execPath, server], start_timeout_s: 4 },
+          source: { backend: "stdio", command: [process.execPath, server], start_timeout_s: 6 },
         },
       ]),
       { log: silent },
     );
     try {
       expect(broker.list("/q", EVERYONE).children.map((c) => c.name)).toEqual(["nap"]);
-      // The probe is given half the start, then initialize the rest.
-      expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
-      expect(Date.now() - started).toBeLessThan(4000);
+      // The probe is given half the start (3 s), then initialize has the rest.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
     } finally {
       await broker.close();
     }
