@@ -76,8 +76,6 @@ export function failureText(err: unknown): string {
       case SdkErrorCode.EraNegotiationFailed:
         // The SDK's words, with what the backend answered cut off.
         return err.message.replace(/ \(.*$/s, "");
-      default:
-        return err.message;
     }
   }
   // The SDK's own words (an invalid result, an unsupported revision): a line of them.
