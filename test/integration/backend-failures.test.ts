@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Broker } from "../../src/broker/broker.js";
@@ -9,6 +10,7 @@ import { ConfigSchema } from "../../src/sources/kinds.js";
 import { capturingLogger, fixtureCommand, isAlive, startBroker } from "../helpers/broker.js";
 import { answerWithMcp, listenOnLoopback, type LoopbackServer } from "../helpers/loopback-mcp.js";
 
+const RAW_SERVER = fileURLToPath(new URL("../fixtures/raw-stdio-server.mjs", import.meta.url));
 const config = (tree: unknown) => parseConfig(JSON.stringify({ tree }), "test", ConfigSchema, {});
 /** What a backend's error page may hold, which must never reach a caller. */
 const PAGE_SECRET = "db-password=hunter2";
@@ -95,23 +97,19 @@ describe("a backend that fails says why, and only the log quotes it", () => {
   });
 
   it("a live program whose handshake fails: what failed, not 'exited'", async () => {
-    const server = join(mkdtempSync(join(tmpdir(), "mcp-broker-test-")), "old-server.mjs");
-    // Answers in JSON-RPC, but offers a revision no client speaks, and stays up.
-    writeFileSync(
-      server,
-      `import { createInterface } from "node:readline";
-const reply = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
-for await (const line of createInterface({ input: process.stdin })) {
-  const { id, method } = JSON.parse(line);
-  if (method === "initialize")
-    reply({ id, result: { protocolVersion: "1999-01-01", capabilities: {}, serverInfo: { name: "old", version: "1" } } });
-  else if (id !== undefined) reply({ id, error: { code: -32601, message: "Method not found" } });
-}
-`,
-    );
     await expect(
       Broker.start(
-        config([{ path: "/o", source: { backend: "stdio", command: [process.execPath, server] } }]),
+        config([
+          {
+            path: "/o",
+            // It answers in JSON-RPC, but offers a revision no client speaks, and stays up.
+            source: {
+              backend: "stdio",
+              command: [process.execPath, RAW_SERVER],
+              env: { RAW_REVISION: "1999-01-01" },
+            },
+          },
+        ]),
         { log: capturingLogger().log },
       ),
     ).rejects.toThrow(/\/o: .*: Server's protocol version is not supported: 1999-01-01$/m);

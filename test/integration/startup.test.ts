@@ -1,6 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { EVERYONE } from "../../src/auth/token-book.js";
 import { Broker } from "../../src/broker/broker.js";
@@ -9,6 +7,7 @@ import { parseConfig } from "../../src/config/load.js";
 import { ConfigSchema } from "../../src/sources/kinds.js";
 import { capturingLogger, fixtureCommand, silent } from "../helpers/broker.js";
 
+const RAW_SERVER = fileURLToPath(new URL("../fixtures/raw-stdio-server.mjs", import.meta.url));
 const config = (tree: unknown) => parseConfig(JSON.stringify({ tree }), "test", ConfigSchema, {});
 const slowSource = (path: string, ms: number) => ({
   path,
@@ -44,27 +43,18 @@ describe("start-up", () => {
   });
 
   it("starts a 2025-era server that ignores server/discover, within its start_timeout_s", async () => {
-    const server = join(mkdtempSync(join(tmpdir(), "mcp-broker-test-")), "quiet-server.mjs");
-    // Answers initialize and tools/list, and nothing else: not even an error for the probe.
-    writeFileSync(
-      server,
-      `import { createInterface } from "node:readline";
-const reply = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
-for await (const line of createInterface({ input: process.stdin })) {
-  const { id, method } = JSON.parse(line);
-  if (method === "initialize")
-    reply({ id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "quiet", version: "1" } } });
-  if (method === "tools/list")
-    reply({ id, result: { tools: [{ name: "nap", inputSchema: { type: "object" } }] } });
-}
-`,
-    );
     const started = Date.now();
     const broker = await Broker.start(
       config([
         {
           path: "/q",
-          source: { backend: "stdio", command: [process.execPath, server], start_timeout_s: 6 },
+          // Answers initialize and tools/list, and nothing else: not even an error for the probe.
+          source: {
+            backend: "stdio",
+            command: [process.execPath, RAW_SERVER],
+            env: { RAW_UNKNOWN: "silent" },
+            start_timeout_s: 6,
+          },
         },
       ]),
       { log: silent },
