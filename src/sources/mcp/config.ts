@@ -22,7 +22,7 @@ const StartTimeoutSchema = z
   .max(3600)
   .default(DEFAULT_START_TIMEOUT_S)
   .describe(
-    "Seconds the start may take (the MCP handshake and the first tools/list) before it counts as failed and is tried again; default 60. Give a server fetched by npx or uvx on its first run more.",
+    "Seconds the start may take (the MCP handshake and the first tools/list) before it counts as failed and is tried again; default 60. Give more to a server that npx or uvx fetches, or docker run pulls, on its first run.",
   );
 
 export const StdioSourceSchema = z.strictObject({
