@@ -69,6 +69,9 @@ end
 if ARGV[2] ~= '' then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
 return took`;
 
+/** How long Redis has to connect, or to answer a command, before it counts as unreachable. */
+const ANSWER_MS = 2000;
+
 /**
  * State in Redis, shared by every broker instance that points at it. Commands
  * fail at once while Redis is unreachable (no offline queue), so a call that
@@ -92,10 +95,10 @@ export class RedisStore implements StateStore {
       keyPrefix: prefix,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      connectTimeout: 2000,
+      connectTimeout: ANSWER_MS,
       // A Redis that takes commands and answers none (a stall, a partition without resets)
-      // fails a call in 2 s, as one that refuses does, not at the call's own timeout.
-      commandTimeout: 2000,
+      // fails a call as one that refuses does, not at the call's own timeout.
+      commandTimeout: ANSWER_MS,
       lazyConnect: false,
     });
     // Errors surface on the commands; this keeps them off the process's unhandled errors.
@@ -115,11 +118,11 @@ export class RedisStore implements StateStore {
           reject(
             new BrokerError(
               "unavailable",
-              "the state store (Redis) is unreachable: no answer within 2 s",
+              `the state store (Redis) is unreachable: no answer within ${ANSWER_MS / 1000} s`,
               { store: "redis" },
             ),
           ),
-        2000,
+        ANSWER_MS,
       );
       this.redis.once("ready", () => {
         clearTimeout(timer);
