@@ -13,9 +13,8 @@ const STDERR_LINES_KEPT = 20;
  */
 class InPlaceStdio extends StdioClientTransport {
   private spawned = false;
-  private closing = false;
-  /** Whether the process had already ended when it was first asked to close. */
-  private endedFirst = false;
+  /** Whether the process had already ended when it was first asked to close; unset until then. */
+  private endedFirst: boolean | undefined;
 
   override async start(): Promise<void> {
     await super.start();
@@ -23,14 +22,13 @@ class InPlaceStdio extends StdioClientTransport {
   }
 
   override close(): Promise<void> {
-    if (!this.closing) this.endedFirst = this.spawned && this.pid === null;
-    this.closing = true;
+    this.endedFirst ??= this.spawned && this.pid === null;
     return super.close();
   }
 
   /** Whether the process ended by itself, not because the broker or the SDK closed it. */
   exited(): boolean {
-    return this.spawned && this.pid === null && (!this.closing || this.endedFirst);
+    return this.spawned && this.pid === null && (this.endedFirst ?? true);
   }
 }
 
