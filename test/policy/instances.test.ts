@@ -108,7 +108,10 @@ async function ownRedis(): Promise<{ port: number; process: ChildProcess } | und
   return undefined;
 }
 
-/** A broker on `redis` with a fixture's `count` tool, whose log the test reads. */
+/**
+ * A broker on `redis` with a fixture's `count` tool, whose log the test reads,
+ * and a `count` call with an idempotency key, which needs the store.
+ */
 async function countingBroker(redisPort: number) {
   const { log, lines } = capturingLogger();
   const broker = await startBroker(
@@ -123,7 +126,9 @@ async function countingBroker(redisPort: number) {
     },
     { log },
   );
-  return { broker, lines };
+  const keyed = (key: string) =>
+    broker.post("/meta_call", { path: "/fx/count", args: {} }, { "idempotency-key": key });
+  return { broker, lines, keyed };
 }
 
 const NOT_RUN =
@@ -133,24 +138,12 @@ describe("a state store that becomes unreachable", () => {
   it("fails the calls that need it with a clear unavailable, and serves the others", async () => {
     const redis = await ownRedis();
     if (!redis) return;
-    const { broker, lines } = await countingBroker(redis.port);
+    const { broker, lines, keyed } = await countingBroker(redis.port);
     try {
-      expect(
-        (
-          await broker.post(
-            "/meta_call",
-            { path: "/fx/count", args: {} },
-            { "idempotency-key": "a" },
-          )
-        ).status,
-      ).toBe(200);
+      expect((await keyed("a")).status).toBe(200);
       redis.process.kill("SIGKILL");
       await new Promise((r) => redis.process.once("exit", r));
-      const res = await broker.post(
-        "/meta_call",
-        { path: "/fx/count", args: {} },
-        { "idempotency-key": "b" },
-      );
+      const res = await keyed("b");
       expect(res.status).toBe(503);
       // Where the store is, and how it failed, is for the log, not for the caller.
       expect(res.body.error.message).toBe(NOT_RUN);
@@ -159,6 +152,7 @@ describe("a state store that becomes unreachable", () => {
       );
       expect((await broker.post("/meta_call", { path: "/fx/count", args: {} })).status).toBe(200);
     } finally {
+      redis.process.kill("SIGKILL");
       await broker.close();
     }
   });
@@ -166,11 +160,9 @@ describe("a state store that becomes unreachable", () => {
   it("that answers nothing (paused, partitioned): calls fail within seconds, not at their timeout", async () => {
     const redis = await ownRedis();
     if (!redis) return;
-    const { broker } = await countingBroker(redis.port);
+    const { broker, keyed } = await countingBroker(redis.port);
     const admin = new Redis(redis.port, "127.0.0.1");
     try {
-      const keyed = (key: string) =>
-        broker.post("/meta_call", { path: "/fx/count", args: {} }, { "idempotency-key": key });
       expect((await keyed("a")).status).toBe(200);
       // Redis takes connections and commands, and answers none for 20 s: a stall as a
       // failover or a partition without resets makes it.
