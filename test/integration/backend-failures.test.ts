@@ -1,16 +1,20 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Broker } from "../../src/broker/broker.js";
 import { parseConfig } from "../../src/config/load.js";
 import { ConfigSchema } from "../../src/sources/kinds.js";
-import { capturingLogger, fixtureCommand, isAlive, startBroker } from "../helpers/broker.js";
+import {
+  capturingLogger,
+  fixtureCommand,
+  isAlive,
+  rawServerSource,
+  startBroker,
+} from "../helpers/broker.js";
 import { answerWithMcp, listenOnLoopback, type LoopbackServer } from "../helpers/loopback-mcp.js";
 
-const RAW_SERVER = fileURLToPath(new URL("../fixtures/raw-stdio-server.mjs", import.meta.url));
 const config = (tree: unknown) => parseConfig(JSON.stringify({ tree }), "test", ConfigSchema, {});
 /** What a backend's error page may hold, which must never reach a caller. */
 const PAGE_SECRET = "db-password=hunter2";
@@ -103,11 +107,7 @@ describe("a backend that fails says why, and only the log quotes it", () => {
           {
             path: "/o",
             // It answers in JSON-RPC, but offers a revision no client speaks, and stays up.
-            source: {
-              backend: "stdio",
-              command: [process.execPath, RAW_SERVER],
-              env: { RAW_REVISION: "1999-01-01" },
-            },
+            source: rawServerSource({ RAW_REVISION: "1999-01-01" }),
           },
         ]),
         { log: capturingLogger().log },

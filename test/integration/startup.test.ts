@@ -1,13 +1,11 @@
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { EVERYONE } from "../../src/auth/token-book.js";
 import { Broker } from "../../src/broker/broker.js";
 import { ConfigError } from "../../src/config/errors.js";
 import { parseConfig } from "../../src/config/load.js";
 import { ConfigSchema } from "../../src/sources/kinds.js";
-import { capturingLogger, fixtureCommand, silent } from "../helpers/broker.js";
+import { capturingLogger, fixtureCommand, rawServerSource, silent } from "../helpers/broker.js";
 
-const RAW_SERVER = fileURLToPath(new URL("../fixtures/raw-stdio-server.mjs", import.meta.url));
 const config = (tree: unknown) => parseConfig(JSON.stringify({ tree }), "test", ConfigSchema, {});
 const slowSource = (path: string, ms: number) => ({
   path,
@@ -49,12 +47,7 @@ describe("start-up", () => {
         {
           path: "/q",
           // Answers initialize and tools/list, and nothing else: not even an error for the probe.
-          source: {
-            backend: "stdio",
-            command: [process.execPath, RAW_SERVER],
-            env: { RAW_UNKNOWN: "silent" },
-            start_timeout_s: 6,
-          },
+          source: { ...rawServerSource({ RAW_UNKNOWN: "silent" }), start_timeout_s: 6 },
         },
       ]),
       { log: silent },
