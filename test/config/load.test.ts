@@ -135,6 +135,30 @@ describe("config", () => {
     );
   });
 
+  it("takes start_timeout_s from 0 exclusive to an hour, and names it when it is anything else", () => {
+    const source = (start_timeout_s: unknown) => ({
+      tree: [{ path: "/a", source: { backend: "stdio", command: "srv", start_timeout_s } }],
+    });
+    expect(parse(source(0.5)).tree).toBeTruthy();
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.double({ max: 0, noNaN: true }),
+          fc.double({ min: 3600.001, noNaN: true }),
+          fc.string(),
+          fc.boolean(),
+          fc.constant(null),
+        ),
+        (value) => {
+          expect(problems(source(value)).join("\n")).toMatch(
+            /^\$\.tree\[0\]\.source\.start_timeout_s: /,
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("refuses a tool_overrides field of the wrong type, naming the tool", () => {
     const found = problems({
       tree: [
