@@ -120,7 +120,7 @@ async function main(): Promise<void> {
               "token, rate limit (memory)",
             ),
             ...against(
-              "Redis against memory, with a key (two: the claim, and the result before the answer)",
+              "Redis against memory, with a key (one: the claim; the result handed to Redis before the answer, not awaited)",
               "token, rate limit, idempotency key (Redis)",
               "token, rate limit, idempotency key (memory)",
             ),

@@ -20,6 +20,11 @@ export class MemoryStore implements StateStore {
     this.entries.set(key, { value, expires: Date.now() + ttlMs });
   }
 
+  /** A write here is done when `set` returns: nothing is left to hand off. */
+  handOff(key: string, value: string, ttlMs: number): Promise<void> {
+    return this.set(key, value, ttlMs);
+  }
+
   async compareAndSet(
     key: string,
     expected: string | undefined,

@@ -141,6 +141,22 @@ export class RedisStore implements StateStore {
     });
   }
 
+  /**
+   * Done when the command is in the kernel's socket buffer: ioredis writes it
+   * before `set` returns, and a stream that holds nothing back has passed it
+   * on. From there a killed broker cannot take it back (on loopback it is in
+   * Redis's own socket by then). Redis's answer is awaited in the background,
+   * a failure logged by `run`. A connection not ready, or backed up, waits
+   * for the answer as `set` does.
+   */
+  handOff(key: string, value: string, ttlMs: number): Promise<void> {
+    const open = this.redis.status === "ready" && this.redis.stream.writable;
+    const written = this.set(key, value, ttlMs);
+    if (!open || this.redis.stream.writableLength > 0) return written;
+    written.catch(() => undefined);
+    return Promise.resolve();
+  }
+
   compareAndSet(
     key: string,
     expected: string | undefined,

@@ -56,6 +56,11 @@ export class SqliteStore implements StateStore {
     this.upsert.run(key, value, Date.now() + ttlMs);
   }
 
+  /** A write here is done when `set` returns: nothing is left to hand off. */
+  handOff(key: string, value: string, ttlMs: number): Promise<void> {
+    return this.set(key, value, ttlMs);
+  }
+
   async compareAndSet(
     key: string,
     expected: string | undefined,

@@ -15,6 +15,14 @@ export interface StateStore {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
   /**
+   * Writes as `set` does, but resolves as soon as the write no longer depends
+   * on this process: where the store is another process (Redis), once the
+   * command is in the kernel's hands, without waiting for the store's answer
+   * (a failure then goes to the log). For what must be stored before an
+   * answer leaves, at no extra round trip.
+   */
+  handOff(key: string, value: string, ttlMs: number): Promise<void>;
+  /**
    * Writes `value` only if the current value is `expected` (undefined: only if
    * absent), atomically, even across instances. True when it wrote.
    */

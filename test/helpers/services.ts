@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from "node:child_process";
 import { connect, createServer, type AddressInfo } from "node:net";
 
 /** Whether something accepts TCP connections at 127.0.0.1:port. */
@@ -37,6 +38,27 @@ export async function redisAvailable(): Promise<boolean> {
   if (process.env.CI === "true") throw new Error("CI=true but no Redis answers at 127.0.0.1:6379");
   console.warn("skipped: no Redis at 127.0.0.1:6379 (start it, or run in CI where it is required)");
   return false;
+}
+
+/**
+ * A Redis of the test's own on a free port, which the test may kill or pause
+ * without touching the machine's; undefined, saying why, where none can start.
+ */
+export async function ownRedis(): Promise<{ port: number; process: ChildProcess } | undefined> {
+  const port = await freePort();
+  const redis = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: "ignore" },
+  );
+  const started = await new Promise<boolean>((resolve) => {
+    redis.once("error", () => resolve(false));
+    setTimeout(() => resolve(true), 300);
+  });
+  if (started) return { port, process: redis };
+  if (process.env.CI === "true") throw new Error("CI=true but redis-server could not be started");
+  console.warn("skipped: no redis-server program to start a Redis of the test's own");
+  return undefined;
 }
 
 export const MARIADB_URL = "mysql://root@127.0.0.1:3306/test";

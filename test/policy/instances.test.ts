@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +5,7 @@ import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { capturingLogger, fixtureCommand, startBroker, writeConfig } from "../helpers/broker.js";
 import { spawnBroker, type BrokerProcess } from "../helpers/broker-process.js";
-import { freePort, REDIS_URL, redisAvailable } from "../helpers/services.js";
+import { ownRedis, REDIS_URL, redisAvailable } from "../helpers/services.js";
 
 const hasRedis = await redisAvailable();
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -86,27 +85,6 @@ describe("the sqlite store", () => {
     await after.close();
   });
 });
-
-/**
- * A Redis of the test's own on a free port, which the test may kill or pause
- * without touching the machine's; undefined, saying why, where none can start.
- */
-async function ownRedis(): Promise<{ port: number; process: ChildProcess } | undefined> {
-  const port = await freePort();
-  const redis = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: "ignore" },
-  );
-  const started = await new Promise<boolean>((resolve) => {
-    redis.once("error", () => resolve(false));
-    setTimeout(() => resolve(true), 300);
-  });
-  if (started) return { port, process: redis };
-  if (process.env.CI === "true") throw new Error("CI=true but redis-server could not be started");
-  console.warn("skipped: no redis-server program to start a Redis of the test's own");
-  return undefined;
-}
 
 /**
  * A broker on `redis` with a fixture's `count` tool, whose log the test reads,

@@ -1,6 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/state/memory.js";
 import { openStore } from "../../src/state/open-store.js";
@@ -82,6 +83,25 @@ describe.each(stores)("the %s store", (_name, make, available) => {
     expect(await store.compareAndSet("gone", undefined, "y", 60_000)).toBe(true);
     await store.close();
   });
+
+  it.runIf(available)(
+    "gives back any value handed off under any key, for the next reader",
+    async () => {
+      const store = await make();
+      await fc.assert(
+        fc.asyncProperty(
+          fc.string({ unit: "binary" }),
+          fc.string({ unit: "binary" }),
+          async (key, value) => {
+            await store.handOff(`h:${key}`, value, 60_000);
+            expect(await store.get(`h:${key}`)).toBe(value);
+          },
+        ),
+        { numRuns: 200 },
+      );
+      await store.close();
+    },
+  );
 
   it.runIf(available)("counts exactly under 50 concurrent compare-and-set loops", async () => {
     const store = await make();

@@ -62,7 +62,7 @@ describe("admission: idempotency", () => {
     // An instance may be killed the moment its answer has left: the store must have it by then.
     let stored: () => void = () => undefined;
     const slowWrites = Object.assign(Object.create(store) as MemoryStore, {
-      set: (key: string, value: string, ttl: number) =>
+      handOff: (key: string, value: string, ttl: number) =>
         new Promise<void>((resolve) => {
           stored = () => void store.set(key, value, ttl).then(resolve);
         }),

@@ -42,8 +42,9 @@ const LEASE_MS = 10_000;
  * releases its key. A claim is a lease its instance renews: an instance that
  * dies mid-call frees the key within seconds, and a retry runs the call
  * (which may then have run twice, if the dead instance's backend got as far:
- * no broker can know). The result is stored before the answer leaves, so a
- * repeat of an answered call never runs it again, whichever instance it reaches.
+ * no broker can know). The result is handed to the store before the answer
+ * leaves (`StateStore.handOff`), so a repeat of an answered call never runs it
+ * again, whichever instance it reaches.
  *
  * @example
  * compose([admission(store, [{ token: "*", path: "/**", perMinute: 600, burst: 60 }], 86_400_000)], callSource)
@@ -138,11 +139,13 @@ export function admission(
     } finally {
       clearInterval(renewal);
     }
-    // Stored before the answer leaves: an answer a client has seen is one a repeat finds, even
-    // if this instance dies the moment after. A failed write leaves the claim to lapse, and a
-    // repeat then runs the call again; the answer is not withheld for it.
+    // Handed to the store before the answer leaves: an answer a client has seen is one a repeat
+    // finds, even if this instance dies the moment after. Redis's acknowledgement is not
+    // awaited (that would be a second round trip a call): a write the kernel holds survives
+    // this process. A failed write leaves the claim to lapse, and a repeat then runs the call
+    // again; the answer is not withheld for it.
     const done = JSON.stringify({ state: "done", payload, result } satisfies IdempotencyRecord);
-    await store.set(storeKey, done, ttlMs).catch(() => undefined);
+    await store.handOff(storeKey, done, ttlMs).catch(() => undefined);
     return result;
   };
 }
