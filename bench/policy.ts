@@ -4,7 +4,8 @@
  * always-on links still run: audit, authorize, depth, validation, limits,
  * timeout, redaction) and ones with a bearer token and a rate-limit rule,
  * state in memory or in Redis (with a burst large enough for leased tokens,
- * and one small enough to be counted call by call), called without and with
+ * and one small enough to be counted call by call; the latter also on a Redis
+ * of the bench's own by its Unix socket), called without and with
  * a fresh Idempotency-Key on every call. Many short rounds that
  * alternate between the two, medians kept: the difference is a few tens of
  * microseconds, well inside a shared machine's noise for one long run.
@@ -15,6 +16,7 @@ import type { RateLimitRule } from "../src/policy/admission/index.js";
 import { MemoryStore } from "../src/state/memory.js";
 import { context, textResult, toolCall } from "../test/helpers/requests.js";
 import { cpuSeconds } from "./process-cpu.js";
+import { ownRedis } from "../test/helpers/services.js";
 import { broker, redisReachable, stopChildren } from "./processes.js";
 import { BENCH_TOKEN, echoConfig, withPolicy } from "./echo-configs.js";
 import { median, percentile } from "./stats.js";
@@ -29,6 +31,11 @@ async function main(): Promise<void> {
   const onRedis = redisUp ? await broker(withPolicy("redis://127.0.0.1:6379")) : undefined;
   const onRedisExact = redisUp
     ? await broker(withPolicy("redis://127.0.0.1:6379", 1000))
+    : undefined;
+  // The same calls to a Redis of the bench's own on this host, by its Unix socket.
+  socketRedis = await ownRedis({ socket: true });
+  const viaSocket = socketRedis
+    ? await broker(withPolicy(`unix://${socketRedis.socket}`, 1000))
     : undefined;
   const body = JSON.stringify({ path: "/e/echo", args: { message: "hello" } });
   let key = 0;
@@ -62,6 +69,16 @@ async function main(): Promise<void> {
       : []),
     target("token, rate limit, idempotency key (memory)", on, true),
     ...(onRedis ? [target("token, rate limit, idempotency key (Redis)", onRedis, true)] : []),
+    ...(viaSocket
+      ? [
+          target("token, rate limit of burst 1,000 (Redis, Unix socket)", viaSocket, false),
+          target(
+            "token, rate limit of burst 1,000, idempotency key (Redis, Unix socket)",
+            viaSocket,
+            true,
+          ),
+        ]
+      : []),
   ];
   for (const t of targets) for (let i = 0; i < 500; i++) await call(t.port, t.policy, t.keyed);
   const p50s = targets.map((): number[] => []);
@@ -126,6 +143,20 @@ async function main(): Promise<void> {
             ),
           ]
         : ["Redis not reachable at 127.0.0.1:6379: no Redis rows."]),
+      ...(viaSocket
+        ? [
+            ...against(
+              "Redis by its Unix socket against memory, no key, a burst of 1,000",
+              "token, rate limit of burst 1,000 (Redis, Unix socket)",
+              "token, rate limit (memory)",
+            ),
+            ...against(
+              "Redis by its Unix socket against memory, with a key",
+              "token, rate limit of burst 1,000, idempotency key (Redis, Unix socket)",
+              "token, rate limit, idempotency key (memory)",
+            ),
+          ]
+        : ["No redis-server to start on a Unix socket: no socket rows."]),
       "",
       await inProcess(),
     ].join("\n"),
@@ -177,9 +208,14 @@ async function inProcess(): Promise<string> {
   return `In process, the chain alone (token check, ${ROUNDS} rounds of 5000 calls, medians): ${median(offUs).toFixed(1)} µs a call with nothing configured, ${median(onUs).toFixed(1)} µs with a token, a rate limit and an idempotency key.`;
 }
 
+let socketRedis: Awaited<ReturnType<typeof ownRedis>>;
+
 main()
   .catch((err: Error) => {
     console.error(err);
     process.exitCode = 1;
   })
-  .finally(stopChildren);
+  .finally(() => {
+    socketRedis?.process.kill();
+    stopChildren();
+  });

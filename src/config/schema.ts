@@ -455,12 +455,12 @@ export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]
     state: z
       .string()
       .regex(
-        /^(memory|sqlite:.+|rediss?:\/\/.+)$/,
-        'expected "memory", "sqlite:PATH" or a redis:// URL',
+        /^(memory|sqlite:.+|rediss?:\/\/.+|unix:.+)$/,
+        'expected "memory", "sqlite:PATH", or a Redis\'s redis://, rediss:// or unix:///path/to/redis.sock URL',
       )
       .optional()
       .describe(
-        "Where idempotency records, rate-limit buckets and the tool registry live; default memory.",
+        "Where idempotency records, rate-limit buckets and the tool registry live; default memory. A Redis on the same host is faster by its Unix socket: unix:///path/to/redis.sock (?db=N&password=… may follow).",
       ),
     redact: z
       .array(z.string().min(1))

@@ -5,13 +5,14 @@ import { SqliteStore } from "./sqlite.js";
 import type { StateStore } from "./store.js";
 
 /**
- * The store a config's `state` names: "memory", "sqlite:PATH" or a redis://
- * URL. `log` hears the causes of a shared store's failures.
+ * The store a config's `state` names: "memory", "sqlite:PATH", or a Redis by
+ * its redis://, rediss:// or unix:/// URL. `log` hears the causes of a shared
+ * store's failures.
  */
 export async function openStore(spec: string, log?: Logger): Promise<StateStore> {
   if (spec === "memory") return new MemoryStore();
   if (spec.startsWith("sqlite:")) return new SqliteStore(spec.slice("sqlite:".length));
-  if (spec.startsWith("redis://") || spec.startsWith("rediss://")) {
+  if (/^(rediss?|unix):/.test(spec)) {
     const store = new RedisStore(spec, undefined, log);
     try {
       await store.ready();
@@ -22,6 +23,6 @@ export async function openStore(spec: string, log?: Logger): Promise<StateStore>
     return store;
   }
   throw new Error(
-    `state "${spec}" is not a store; write "memory", "sqlite:PATH" or a redis:// URL`,
+    `state "${spec}" is not a store; write "memory", "sqlite:PATH", or a Redis's redis://, rediss:// or unix:/// URL`,
   );
 }

@@ -1,4 +1,5 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { connectRedis, type RedisAddress } from "./redis-address.js";
 import type { MessageBus } from "./store.js";
 
 /**
@@ -11,7 +12,7 @@ export class RedisBus implements MessageBus {
   private readonly listeners = new Map<string, Set<(message: string) => void>>();
 
   constructor(
-    private readonly url: string,
+    private readonly address: RedisAddress,
     private readonly publisher: Redis,
   ) {}
 
@@ -43,7 +44,7 @@ export class RedisBus implements MessageBus {
 
   private connection(): Redis {
     if (!this.subscriber) {
-      this.subscriber = new Redis(this.url, { maxRetriesPerRequest: null });
+      this.subscriber = connectRedis(this.address, { maxRetriesPerRequest: null });
       this.subscriber.on("error", () => undefined);
       this.subscriber.on("message", (channel: string, message: string) => {
         for (const listener of this.listeners.get(channel) ?? []) listener(message);

@@ -1,7 +1,8 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
 import { BucketLeases } from "./bucket-leases.js";
+import { connectRedis, redisAddress } from "./redis-address.js";
 import { RedisBus } from "./redis-bus.js";
 import { bucketTtlMs } from "./token-bucket.js";
 import type { Admission, Bucket, Claim, StateStore } from "./store.js";
@@ -85,13 +86,17 @@ export class RedisStore implements StateStore {
   private readonly redis: Redis;
   private readonly leases = new BucketLeases();
 
-  /** `log` hears why a command failed; the caller's error does not say (it would name the host). */
+  /**
+   * `spec` is a `redis://`, `rediss://` or `unix:///path` address (`redisAddress`).
+   * `log` hears why a command failed; the caller's error does not say (it would name the host).
+   */
   constructor(
-    url: string,
+    spec: string,
     prefix = "mcp-broker:",
     private readonly log?: Logger,
   ) {
-    this.redis = new Redis(url, {
+    const address = redisAddress(spec);
+    this.redis = connectRedis(address, {
       keyPrefix: prefix,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
@@ -103,7 +108,7 @@ export class RedisStore implements StateStore {
     });
     // Errors surface on the commands; this keeps them off the process's unhandled errors.
     this.redis.on("error", () => undefined);
-    this.bus = new RedisBus(url, this.redis);
+    this.bus = new RedisBus(address, this.redis);
     // Sent once, then called by their SHA (EVALSHA): a call's script is not resent with it.
     this.redis.defineCommand("admitCall", { lua: ADMIT });
     this.redis.defineCommand("compareAndSetValue", { numberOfKeys: 1, lua: CAS });

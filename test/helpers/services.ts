@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { connect, createServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** Whether something accepts TCP connections at 127.0.0.1:port. */
 export function reachable(port: number): Promise<boolean> {
@@ -41,21 +44,30 @@ export async function redisAvailable(): Promise<boolean> {
 }
 
 /**
- * A Redis of the test's own on a free port, which the test may kill or pause
- * without touching the machine's; undefined, saying why, where none can start.
+ * A Redis of the test's own on a free port, and on a Unix socket with
+ * `socket`, which the test may kill or pause without touching the
+ * machine's; undefined, saying why, where none can start.
  */
-export async function ownRedis(): Promise<{ port: number; process: ChildProcess } | undefined> {
+export async function ownRedis(
+  options: { socket?: boolean } = {},
+): Promise<{ port: number; socket?: string; process: ChildProcess } | undefined> {
   const port = await freePort();
+  const socket = options.socket
+    ? join(mkdtempSync(join(tmpdir(), "mcp-broker-redis-")), "redis.sock")
+    : undefined;
   const redis = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    [
+      ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      ...(socket ? ["--unixsocket", socket, "--unixsocketperm", "700"] : []),
+    ],
     { stdio: "ignore" },
   );
   const started = await new Promise<boolean>((resolve) => {
     redis.once("error", () => resolve(false));
     setTimeout(() => resolve(true), 300);
   });
-  if (started) return { port, process: redis };
+  if (started) return { port, ...(socket ? { socket } : {}), process: redis };
   if (process.env.CI === "true") throw new Error("CI=true but redis-server could not be started");
   console.warn("skipped: no redis-server program to start a Redis of the test's own");
   return undefined;

@@ -2,24 +2,30 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/state/memory.js";
 import { openStore } from "../../src/state/open-store.js";
 import { RedisStore } from "../../src/state/redis.js";
 import { SqliteStore } from "../../src/state/sqlite.js";
 import type { StateStore } from "../../src/state/store.js";
-import { REDIS_URL, redisAvailable } from "../helpers/services.js";
+import { ownRedis, REDIS_URL, redisAvailable } from "../helpers/services.js";
 
 const hasRedis = await redisAvailable();
+/** A Redis of the suite's own on a Unix socket, as a Redis on the broker's host is best reached. */
+const socketRedis = await ownRedis({ socket: true });
+afterAll(() => {
+  socketRedis?.process.kill("SIGKILL");
+});
 const run = Date.now().toString(36);
-async function redis(): Promise<StateStore> {
+/** A store at `spec`, under a prefix of its own: every test starts from empty buckets and keys. */
+const redisAt = (spec: string) => async (): Promise<StateStore> => {
   const store = new RedisStore(
-    REDIS_URL,
+    spec,
     `mcp-broker-test:${run}:${Math.random().toString(36).slice(2)}:`,
   );
   await store.ready();
   return store;
-}
+};
 const stores: [string, () => Promise<StateStore>, boolean][] = [
   ["memory", async () => new MemoryStore(), true],
   [
@@ -27,7 +33,12 @@ const stores: [string, () => Promise<StateStore>, boolean][] = [
     async () => new SqliteStore(join(mkdtempSync(join(tmpdir(), "mcp-broker-state-")), "state.db")),
     true,
   ],
-  ["redis", redis, hasRedis],
+  ["redis", redisAt(REDIS_URL), hasRedis],
+  [
+    "redis (by its Unix socket)",
+    redisAt(`unix://${socketRedis?.socket}?db=1`),
+    socketRedis !== undefined,
+  ],
 ];
 
 describe.each(stores)("the %s store", (_name, make, available) => {
@@ -138,7 +149,7 @@ describe("stores", () => {
 
   it("refuses a state it does not know, saying what it takes", async () => {
     await expect(openStore("mongodb://x")).rejects.toThrow(
-      'write "memory", "sqlite:PATH" or a redis:// URL',
+      'write "memory", "sqlite:PATH", or a Redis\'s redis://, rediss:// or unix:/// URL',
     );
   });
 });
