@@ -1,7 +1,7 @@
 /**
  * `npm run soak`: three instances behind HAProxy sharing Redis, under
  * clients of both revisions that come and go for BENCH_SOAK_S seconds
- * (default 300): every 15 s, each instance's resident memory and open file
+ * (default 300), some calls with idempotency keys: every 15 s, each instance's resident memory and open file
  * descriptors. Flat lines mean no session, stream, timer or socket is kept
  * after its client left. Needs haproxy and Redis, like bench/horizontal.ts.
  */
@@ -25,23 +25,31 @@ const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 const fds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
-/** One client's life: connect, a few calls, gone (half of them without saying goodbye). */
+/**
+ * One client's life: connect, a few calls (every other one with an idempotency
+ * key, so that claims and stored results come and go too), gone (half of them
+ * without saying goodbye).
+ */
 async function visit(url: string, modern: boolean, n: number): Promise<void> {
-  const call = { name: "e__echo", arguments: { message: `soak ${n}` } };
+  const call = (i: number) => ({
+    name: "e__echo",
+    arguments: { message: `soak ${n}` },
+    ...(i % 2 === 1 ? { _meta: { idempotencyKey: `soak-${process.pid}-${n}-${i}` } } : {}),
+  });
   if (modern) {
     const client = new ModernClient(
       { name: "soak", version: "2" },
       { versionNegotiation: { mode: { pin: "2026-07-28" } } },
     );
     await client.connect(new ModernTransport(new URL(`${url}/mcp`)));
-    for (let i = 0; i < 5; i++) await client.callTool(call);
+    for (let i = 0; i < 5; i++) await client.callTool(call(i));
     await client.close();
     return;
   }
   const client = new Client({ name: "soak", version: "1" });
   const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`));
   await client.connect(transport);
-  for (let i = 0; i < 5; i++) await client.callTool(call);
+  for (let i = 0; i < 5; i++) await client.callTool(call(i));
   if (n % 2 === 0) await transport.terminateSession();
   await client.close();
 }
