@@ -6,7 +6,8 @@
  * state in memory or in Redis (with a burst large enough for leased tokens,
  * and one small enough to be counted call by call; the latter also on a Redis
  * of the bench's own by its Unix socket), called without and with
- * a fresh Idempotency-Key on every call. Many short rounds that
+ * a fresh Idempotency-Key on every call; then the same with 16 clients at
+ * once, for throughput. Many short rounds that
  * alternate between the two, medians kept: the difference is a few tens of
  * microseconds, well inside a shared machine's noise for one long run.
  */
@@ -19,10 +20,11 @@ import { cpuSeconds } from "./process-cpu.js";
 import { ownRedis } from "../test/helpers/services.js";
 import { broker, redisReachable, stopChildren } from "./processes.js";
 import { BENCH_TOKEN, echoConfig, withPolicy } from "./echo-configs.js";
-import { median, percentile } from "./stats.js";
+import { concurrent, median, percentile } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_POLICY_ROUNDS ?? 15);
 const CALLS = Number(process.env.BENCH_POLICY_CALLS ?? 1000);
+const THROUGHPUT_ROUNDS = Number(process.env.BENCH_POLICY_THROUGHPUT_ROUNDS ?? 5);
 
 async function main(): Promise<void> {
   const off = await broker(echoConfig);
@@ -101,22 +103,32 @@ async function main(): Promise<void> {
       );
     }
   }
+  // Throughput: 16 clients at once, each target in turn, a few rounds.
+  const rates = targets.map((): number[] => []);
+  for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+    for (const [i, t] of targets.entries()) {
+      const clients = Array.from({ length: 16 }, () => () => call(t.port, t.policy, t.keyed));
+      rates[i]!.push(await concurrent(clients, 250));
+    }
+  }
   const p50 = Object.fromEntries(targets.map((t, i) => [t.label, median(p50s[i]!)]));
+  const rate = Object.fromEntries(targets.map((t, i) => [t.label, median(rates[i]!)]));
   const cpu = Object.fromEntries(targets.map((t, i) => [t.label, median(cpus[i]!)]));
   const against = (what: string, a: string, b: string) =>
     p50[a] === undefined || p50[b] === undefined
       ? []
       : [
-          `${what}: p50 ${(p50[a] / p50[b]).toFixed(3)}× (${signed((p50[a] - p50[b]) * 1000)} µs), broker CPU ${(cpu[a]! / cpu[b]!).toFixed(3)}×.`,
+          `${what}: p50 ${(p50[a] / p50[b]).toFixed(3)}× (${signed((p50[a] - p50[b]) * 1000)} µs), broker CPU ${(cpu[a]! / cpu[b]!).toFixed(3)}×, throughput ${(rate[a]! / rate[b]!).toFixed(3)}×.`,
         ];
   console.log(
     [
-      `Policy chain, ${ROUNDS} alternating rounds of ${CALLS} sequential POST /meta_call, medians:`,
+      `Policy chain, ${ROUNDS} alternating rounds of ${CALLS} sequential POST /meta_call, then ${THROUGHPUT_ROUNDS} of 16 clients × 250 calls, medians:`,
       "",
-      "| broker | p50 ms | broker CPU µs/call |",
-      "| --- | ---: | ---: |",
+      "| broker | p50 ms | broker CPU µs/call | calls/s (16 clients) |",
+      "| --- | ---: | ---: | ---: |",
       ...targets.map(
-        (t) => `| ${t.label} | ${p50[t.label]!.toFixed(3)} | ${(cpu[t.label]! * 1e6).toFixed(0)} |`,
+        (t) =>
+          `| ${t.label} | ${p50[t.label]!.toFixed(3)} | ${(cpu[t.label]! * 1e6).toFixed(0)} | ${rate[t.label]!.toFixed(0)} |`,
       ),
       "",
       ...against(
