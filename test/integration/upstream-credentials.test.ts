@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { TestIssuer } from "../helpers/authorization-server.js";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
 import { ProtectedBackend } from "../helpers/protected-backend.js";
@@ -82,7 +82,13 @@ describe("refused client credentials", () => {
           source: {
             backend: "http",
             url: backend.url,
-            auth: { client_credentials: { client_id: "broker-client", client_secret: secret } },
+            auth: {
+              client_credentials: {
+                client_id: "broker-client",
+                client_secret: secret,
+                issuer: issuer.url,
+              },
+            },
           },
         },
       ],
@@ -96,5 +102,64 @@ describe("refused client credentials", () => {
     );
     expect(failure.message).toMatch(/\/remote.*invalid_client/s);
     expect(failure.message).not.toContain("wrong-secret-value");
+  });
+});
+
+describe("client credentials without an issuer", () => {
+  const config = (url: string) => ({
+    tree: [
+      {
+        path: "/remote",
+        source: {
+          backend: "http",
+          url,
+          auth: {
+            client_credentials: {
+              client_id: "broker-client",
+              client_secret: "s3cret:with/odd chars",
+            },
+          },
+        },
+      },
+    ],
+  });
+
+  it("go to an authorization server on the backend's own host, with no warning", async () => {
+    const warn = vi.spyOn(console, "warn");
+    try {
+      const own = await startBroker(config(backend.url));
+      try {
+        const res = await own.post("/meta_call", { path: "/remote/whoami", args: {} });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(res.body.output.content[0].text).toBe("broker-client");
+      } finally {
+        await own.close();
+      }
+      expect(warn.mock.calls.flat().join(" ")).not.toContain("expectedIssuer");
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it("never go to one on another host the backend names: the start fails, saying to set issuer", async () => {
+    // The same authorization server, named by another host name: not the backend's host.
+    const elsewhere = issuer.url.replace("127.0.0.1", "localhost");
+    const misdirecting = await ProtectedBackend.start(elsewhere);
+    const grants = issuer.grants.length;
+    try {
+      const failure = await startBroker(config(misdirecting.url)).then(
+        async (b) => {
+          await b.close();
+          throw new Error("the broker started, sending the secret where the backend said");
+        },
+        (err: Error) => err,
+      );
+      expect(failure.message).toContain(`${elsewhere}`);
+      expect(failure.message).toMatch(/\/remote.*auth\.client_credentials\.issuer/s);
+      expect(failure.message).not.toContain("s3cret");
+      expect(issuer.grants.length).toBe(grants);
+    } finally {
+      await misdirecting.close();
+    }
   });
 });

@@ -1,6 +1,8 @@
 import {
   auth,
   ClientCredentialsProvider,
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
   type AuthProvider,
   type FetchLike,
 } from "@modelcontextprotocol/client";
@@ -13,7 +15,10 @@ export interface ClientCredentialsSettings {
   readonly client_id: string;
   readonly client_secret: string;
   readonly scope?: string | undefined;
-  /** The only authorization server the secret may be sent to. */
+  /**
+   * The only authorization server the secret may be sent to. Without it,
+   * only one on the backend's own host.
+   */
   readonly issuer?: string | undefined;
 }
 
@@ -30,13 +35,16 @@ const RENEW_BEFORE_MS = 60_000;
  * credentials grant against the backend's authorization server, found from
  * its protected resource metadata (the SDK's `auth()` does discovery and the
  * grant, with the backend's URL as `resource`). Renewed before it expires, and
- * at once when the backend answers 401. Never the caller's token. Discovery
+ * at once when the backend answers 401. Never the caller's token. The secret
+ * goes to the configured `issuer` only, or, without one, to an authorization
+ * server on the backend's own host: a backend cannot send it elsewhere. Discovery
  * and token requests go to the backend's host, the configured issuer's, or
  * public addresses only (SSRF guard: a backend cannot point them inward).
  */
 export class ClientCredentials implements AuthProvider {
   private current: { token: string; renewAt: number } | undefined;
   private renewing: Promise<string> | undefined;
+  private issuer: Promise<string> | undefined;
   private readonly fetch: FetchLike;
 
   constructor(
@@ -75,7 +83,7 @@ export class ClientCredentials implements AuthProvider {
       clientId: this.settings.client_id,
       clientSecret: this.settings.client_secret,
       ...(this.settings.scope ? { scope: this.settings.scope } : {}),
-      ...(this.settings.issuer ? { expectedIssuer: this.settings.issuer } : {}),
+      expectedIssuer: await this.expectedIssuer(),
     });
     await auth(provider, { serverUrl: this.serverUrl, fetchFn: this.fetch });
     const tokens = provider.tokens();
@@ -87,6 +95,41 @@ export class ClientCredentials implements AuthProvider {
     };
     return tokens.access_token;
   }
+
+  /** The configured issuer, else the backend's own (found once; looked for again after a failure). */
+  private expectedIssuer(): Promise<string> {
+    if (this.settings.issuer) return Promise.resolve(this.settings.issuer);
+    this.issuer ??= ownIssuer(this.serverUrl, this.fetch).catch((err: unknown) => {
+      this.issuer = undefined;
+      throw err;
+    });
+    return this.issuer;
+  }
+}
+
+/**
+ * The issuer of the authorization server a backend names (RFC 9728; without
+ * protected resource metadata, its own origin, as the SDK's discovery falls
+ * back to), if that server is on the backend's host. One elsewhere must be
+ * configured as `issuer`: otherwise whoever answers for the backend would
+ * choose where the client secret goes.
+ */
+async function ownIssuer(serverUrl: string, fetchFn: FetchLike): Promise<string> {
+  let named: string | undefined;
+  try {
+    const resource = await discoverOAuthProtectedResourceMetadata(serverUrl, undefined, fetchFn);
+    named = resource.authorization_servers?.[0];
+  } catch (err) {
+    // As the SDK's discovery: a network failure stops it; no metadata means the fallback.
+    if (err instanceof TypeError) throw err;
+  }
+  named ??= new URL("/", serverUrl).href;
+  if (new URL(named).hostname !== new URL(serverUrl).hostname)
+    throw new Error(
+      `the backend names ${named} as its authorization server, on another host: to send it the client secret, set auth.client_credentials.issuer to that server's issuer`,
+    );
+  const metadata = await discoverAuthorizationServerMetadata(named, { fetchFn });
+  return metadata?.issuer ?? named;
 }
 
 /** The backend's and the issuer's hosts wherever they resolve; anything else on public addresses only. */

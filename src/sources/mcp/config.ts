@@ -66,7 +66,7 @@ export const HttpSourceSchema = z.strictObject({
           .url({ protocol: /^https?$/ })
           .optional()
           .describe(
-            "The authorization server the secret may go to (its metadata's issuer); without it, whichever the backend's protected resource metadata names.",
+            "The authorization server the secret may go to (its metadata's issuer). Without it, the secret goes only to an authorization server on the backend's own host, and a backend naming one elsewhere fails to start, saying so.",
           ),
       }),
     })
