@@ -25,11 +25,17 @@ beforeAll(async () => {
 });
 afterAll(() => backend?.close());
 
-const credentials = () =>
+/** Why a first grant by fresh credentials for the backend failed. */
+const grantFailure = () =>
   new ClientCredentials(backend.url, {
     client_id: "broker",
     client_secret: "never-sent-elsewhere",
-  });
+  })
+    .token()
+    .then(
+      () => new Error("a token came back"),
+      (err: Error) => err,
+    );
 
 describe("client credentials without an issuer, whatever the backend names", () => {
   it("refuse any authorization server on another host before sending it anything (fast-check)", async () => {
@@ -39,12 +45,7 @@ describe("client credentials without an issuer, whatever the backend names", () 
         async (elsewhere) => {
           named = [elsewhere];
           requests.length = 0;
-          const failure = await credentials()
-            .token()
-            .then(
-              () => new Error("a token came back"),
-              (err: Error) => err,
-            );
+          const failure = await grantFailure();
           expect(failure.message).toContain("set auth.client_credentials.issuer");
           expect(failure.message).not.toContain("never-sent-elsewhere");
           // Only the backend's own metadata was asked for; no token request went anywhere.
@@ -58,12 +59,7 @@ describe("client credentials without an issuer, whatever the backend names", () 
   it("treat metadata that names no server, or nonsense, as naming the backend's own origin", async () => {
     for (const nonsense of [[], ["not a url"], [42], null, "http://elsewhere.example"]) {
       named = nonsense;
-      const failure = await credentials()
-        .token()
-        .then(
-          () => new Error("a token came back"),
-          (err: Error) => err,
-        );
+      const failure = await grantFailure();
       // The backend's own origin has no authorization server here: discovery fails there,
       // never with a request to another host.
       expect(failure.message).not.toContain("elsewhere.example");
