@@ -21,6 +21,7 @@ import { ownRedis } from "../test/helpers/services.js";
 import { broker, redisReachable, stopChildren } from "./processes.js";
 import { BENCH_TOKEN, echoConfig, withPolicy } from "./echo-configs.js";
 import { concurrent, median, percentile } from "./stats.js";
+import { BareRedis } from "./bare-redis.js";
 
 const ROUNDS = Number(process.env.BENCH_POLICY_ROUNDS ?? 15);
 const CALLS = Number(process.env.BENCH_POLICY_CALLS ?? 1000);
@@ -39,27 +40,42 @@ async function main(): Promise<void> {
   const viaSocket = socketRedis
     ? await broker(withPolicy(`unix://${socketRedis.socket}`, 1000))
     : undefined;
+  // The floor: the memory store's call with a bare Redis round trip before it (and, keyed, the
+  // result written to Redis unawaited after it), made here, as no client library could do less.
+  bare = redisUp ? await BareRedis.open(6379) : undefined;
   const body = JSON.stringify({ path: "/e/echo", args: { message: "hello" } });
   let key = 0;
-  /** With `policy`, the bench token; with `keyed`, a fresh Idempotency-Key too. */
-  const call = async (port: number, policy: boolean, keyed: boolean) => {
+  /**
+   * With `policy`, the bench token; with `keyed`, a fresh Idempotency-Key too;
+   * with `floor`, the bare Redis work a call on Redis cannot do without.
+   */
+  const call = async (port: number, policy: boolean, keyed: boolean, floor = false) => {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (policy) headers.authorization = `Bearer ${BENCH_TOKEN}`;
     // Unique across runs: Redis keeps keys for a day, and a repeat would not run the call.
-    if (keyed) headers["idempotency-key"] = `k-${process.pid}-${Date.now()}-${key++}`;
+    const idempotencyKey = `k-${process.pid}-${Date.now()}-${key++}`;
+    if (keyed) headers["idempotency-key"] = idempotencyKey;
+    if (floor) await bare!.roundTrip();
     const res = await fetch(`http://127.0.0.1:${port}/meta_call`, {
       method: "POST",
       headers,
       body,
     });
     if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
-    await res.text();
+    const answer = await res.text();
+    if (floor && keyed) bare!.handOff(`bench-floor:${idempotencyKey}`, answer);
   };
-  const target = (label: string, b: { port: number; child: { pid?: number } }, keyed: boolean) => ({
+  const target = (
+    label: string,
+    b: { port: number; child: { pid?: number } },
+    keyed: boolean,
+    floor = false,
+  ) => ({
     label,
     port: b.port,
     policy: label !== "nothing configured",
     keyed,
+    floor,
     pid: b.child.pid!,
   });
   const targets = [
@@ -70,6 +86,17 @@ async function main(): Promise<void> {
       ? [target("token, rate limit of burst 1,000 (Redis)", onRedisExact, false)]
       : []),
     target("token, rate limit, idempotency key (memory)", on, true),
+    ...(bare
+      ? [
+          target("floor: memory, and a bare Redis round trip", on, false, true),
+          target(
+            "floor: memory, idempotency key, a bare Redis round trip and write",
+            on,
+            true,
+            true,
+          ),
+        ]
+      : []),
     ...(onRedis ? [target("token, rate limit, idempotency key (Redis)", onRedis, true)] : []),
     ...(viaSocket
       ? [
@@ -82,7 +109,8 @@ async function main(): Promise<void> {
         ]
       : []),
   ];
-  for (const t of targets) for (let i = 0; i < 500; i++) await call(t.port, t.policy, t.keyed);
+  for (const t of targets)
+    for (let i = 0; i < 500; i++) await call(t.port, t.policy, t.keyed, t.floor);
   const p50s = targets.map((): number[] => []);
   const cpus = targets.map((): number[] => []);
   for (let round = 0; round < ROUNDS; round++) {
@@ -91,7 +119,7 @@ async function main(): Promise<void> {
       const samples: number[] = [];
       for (let c = 0; c < CALLS; c++) {
         const started = performance.now();
-        await call(t.port, t.policy, t.keyed);
+        await call(t.port, t.policy, t.keyed, t.floor);
         samples.push(performance.now() - started);
       }
       cpus[i]!.push((cpuSeconds(t.pid) - before) / CALLS);
@@ -107,7 +135,10 @@ async function main(): Promise<void> {
   const rates = targets.map((): number[] => []);
   for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
     for (const [i, t] of targets.entries()) {
-      const clients = Array.from({ length: 16 }, () => () => call(t.port, t.policy, t.keyed));
+      const clients = Array.from(
+        { length: 16 },
+        () => () => call(t.port, t.policy, t.keyed, t.floor),
+      );
       rates[i]!.push(await concurrent(clients, 250));
     }
   }
@@ -142,6 +173,16 @@ async function main(): Promise<void> {
               "Redis against memory, no key (tokens leased a thousand at a time)",
               "token, rate limit (Redis)",
               "token, rate limit (memory)",
+            ),
+            ...against(
+              "The floor of a round trip a call: memory and a bare Redis round trip against memory",
+              "floor: memory, and a bare Redis round trip",
+              "token, rate limit (memory)",
+            ),
+            ...against(
+              "The floor of a keyed call: memory, a bare round trip and a bare write against memory",
+              "floor: memory, idempotency key, a bare Redis round trip and write",
+              "token, rate limit, idempotency key (memory)",
             ),
             ...against(
               "Redis against memory, no key, a burst of 1,000 (one round trip a call)",
@@ -221,6 +262,7 @@ async function inProcess(): Promise<string> {
 }
 
 let socketRedis: Awaited<ReturnType<typeof ownRedis>>;
+let bare: BareRedis | undefined;
 
 main()
   .catch((err: Error) => {
@@ -229,5 +271,6 @@ main()
   })
   .finally(() => {
     socketRedis?.process.kill();
+    bare?.close();
     stopChildren();
   });
