@@ -9,7 +9,10 @@
  * Set-ups: no SDK; spans that no sampler keeps (the instrumentation's own
  * work); spans kept but given to no processor; spans batched to an exporter
  * that drops them; the whole of it (batched, OTLP/HTTP protobuf to a loopback
- * sink, and the duration metric).
+ * sink, and the duration metric); and the floor, what any instrumentation
+ * with two spans and the metric costs at least: the broker untraced, and the
+ * client making two bare spans (no attributes, no context, no propagation)
+ * and one record around each call, on the same thread.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -45,6 +48,12 @@ interface SetUp {
   readonly name: string;
   readonly traces?: { sampler: Sampler; processor: SpanProcessor };
   readonly metrics?: boolean;
+  /**
+   * The floor: the broker untraced, and the client around each call doing
+   * the least two spans and the metric can cost (started, ended, batched to
+   * OTLP, one record), with no attributes, context or propagation.
+   */
+  readonly floor?: true;
 }
 
 async function loopbackSink(): Promise<string> {
@@ -96,6 +105,12 @@ async function main(): Promise<void> {
       }),
     ],
   });
+  const toOtlp = {
+    sampler: new AlwaysOnSampler(),
+    processor: new BatchSpanProcessor({
+      exporter: new OTLPTraceExporter({ url: `${sink}/v1/traces` }),
+    }),
+  };
   const dropping: SpanExporter = {
     export: (_spans, done) => done({ code: 0 }),
     shutdown: async () => undefined,
@@ -119,21 +134,21 @@ async function main(): Promise<void> {
     },
     {
       name: "spans batched to OTLP, and the metric",
-      traces: {
-        sampler: new AlwaysOnSampler(),
-        processor: new BatchSpanProcessor({
-          exporter: new OTLPTraceExporter({ url: `${sink}/v1/traces` }),
-        }),
-      },
+      traces: toOtlp,
       metrics: true,
     },
+    { name: "floor: two bare spans to OTLP, and the metric", traces: toOtlp, floor: true },
   ];
   const use = (setUp: SetUp) => {
-    proxy.setDelegate(setUp.traces ? provider : noTracing);
+    proxy.setDelegate(setUp.traces && !setUp.floor ? provider : noTracing);
     if (setUp.traces) ({ sampler, processor } = setUp.traces);
     metrics.disable();
     if (setUp.metrics) metrics.setGlobalMeterProvider(meters);
   };
+  // The floor's own tracer and histogram, taken from the providers, not the globals.
+  const bareTracer = provider.getTracer("floor");
+  const bareDuration = meters.getMeter("floor").createHistogram("mcp.server.operation.duration");
+  const bareAttributes = { "mcp.method.name": "tools/call" };
 
   const body = JSON.stringify({ path: "/e/echo", args: { message: "hello" } });
   const call = async () => {
@@ -141,9 +156,19 @@ async function main(): Promise<void> {
     if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
     await res.text();
   };
+  const bareCall = async () => {
+    const server = bareTracer.startSpan("tools/call echo");
+    const client = bareTracer.startSpan("tools/call echo");
+    const started = performance.now();
+    await call();
+    client.end();
+    server.end();
+    bareDuration.record((performance.now() - started) / 1000, bareAttributes);
+  };
+  const callOf = (setUp: SetUp) => (setUp.floor ? bareCall : call);
   for (const setUp of setUps) {
     use(setUp);
-    await sequential(call, 500);
+    await sequential(callOf(setUp), 500);
   }
   const p50 = setUps.map(() => [] as number[]);
   const cpu = setUps.map(() => [] as number[]);
@@ -152,9 +177,9 @@ async function main(): Promise<void> {
     if (round % 2 === 1) order.reverse();
     for (const i of order) {
       use(setUps[i]!);
-      await sequential(call, 50);
+      await sequential(callOf(setUps[i]!), 50);
       const before = process.cpuUsage();
-      p50[i]!.push((await sequential(call, CALLS)).p50);
+      p50[i]!.push((await sequential(callOf(setUps[i]!), CALLS)).p50);
       const used = process.cpuUsage(before);
       cpu[i]!.push((used.user + used.system) / CALLS);
     }
