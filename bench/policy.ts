@@ -6,10 +6,12 @@
  * state in memory or in Redis (with a burst large enough for leased tokens,
  * and one small enough to be counted call by call; the latter also on a Redis
  * of the bench's own by its Unix socket), called without and with
- * a fresh Idempotency-Key on every call; then the same with 16 clients at
- * once, for throughput. Many short rounds that
- * alternate between the two, medians kept: the difference is a few tens of
- * microseconds, well inside a shared machine's noise for one long run.
+ * a fresh Idempotency-Key on every call; beside them the floor of a call on
+ * Redis (the memory store's call with a bare round trip, and keyed a bare
+ * write, made by this client); then the same with 16 clients at once, for
+ * throughput. Many short rounds that visit every broker in turn, each ratio
+ * the median of the rounds' own ratios: the differences are a few tens of
+ * microseconds, well inside a shared machine's drift over one long run.
  */
 import { sha256, TokenBook } from "../src/auth/token-book.js";
 import { compose, policyLinks } from "../src/policy/chain.js";
@@ -114,7 +116,10 @@ async function main(): Promise<void> {
   const p50s = targets.map((): number[] => []);
   const cpus = targets.map((): number[] => []);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, t] of targets.entries()) {
+    // Every other round in reverse, so that no target always follows the same one.
+    const order = [...targets.entries()];
+    if (round % 2 === 1) order.reverse();
+    for (const [i, t] of order) {
       const before = cpuSeconds(t.pid);
       const samples: number[] = [];
       for (let c = 0; c < CALLS; c++) {
@@ -145,15 +150,20 @@ async function main(): Promise<void> {
   const p50 = Object.fromEntries(targets.map((t, i) => [t.label, median(p50s[i]!)]));
   const rate = Object.fromEntries(targets.map((t, i) => [t.label, median(rates[i]!)]));
   const cpu = Object.fromEntries(targets.map((t, i) => [t.label, median(cpus[i]!)]));
-  const against = (what: string, a: string, b: string) =>
-    p50[a] === undefined || p50[b] === undefined
-      ? []
-      : [
-          `${what}: p50 ${(p50[a] / p50[b]).toFixed(3)}× (${signed((p50[a] - p50[b]) * 1000)} µs), broker CPU ${(cpu[a]! / cpu[b]!).toFixed(3)}×, throughput ${(rate[a]! / rate[b]!).toFixed(3)}×.`,
-        ];
+  const roundsOf = (label: string) => p50s[targets.findIndex((t) => t.label === label)];
+  /** Paired: each round's p50 of `a` against the same round's of `b`, the median of those. */
+  const against = (what: string, a: string, b: string) => {
+    const [ofA, ofB] = [roundsOf(a), roundsOf(b)];
+    if (ofA === undefined || ofB === undefined) return [];
+    const ratio = median(ofA.map((v, round) => v / ofB[round]!));
+    const extra = median(ofA.map((v, round) => v - ofB[round]!));
+    return [
+      `${what}: p50 ${ratio.toFixed(3)}× (${signed(extra * 1000)} µs), broker CPU ${(cpu[a]! / cpu[b]!).toFixed(3)}×, throughput ${(rate[a]! / rate[b]!).toFixed(3)}×.`,
+    ];
+  };
   console.log(
     [
-      `Policy chain, ${ROUNDS} alternating rounds of ${CALLS} sequential POST /meta_call, then ${THROUGHPUT_ROUNDS} of 16 clients × 250 calls, medians:`,
+      `Policy chain, ${ROUNDS} rounds of ${CALLS} sequential POST /meta_call per broker (every other round in reverse), then ${THROUGHPUT_ROUNDS} of 16 clients × 250 calls, medians; ratios paired by round:`,
       "",
       "| broker | p50 ms | broker CPU µs/call | calls/s (16 clients) |",
       "| --- | ---: | ---: | ---: |",
