@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import picomatch from "picomatch";
 import { digestOf } from "../../contract/digest.js";
 import { BrokerError } from "../../contract/errors.js";
@@ -14,7 +15,8 @@ export interface RateLimitRule {
 }
 
 type IdempotencyRecord =
-  { state: "running"; payload: string } | { state: "done"; payload: string; result: Result };
+  | { state: "running"; payload: string; call: string }
+  | { state: "done"; payload: string; result: Result };
 
 const POLL_MS = 25;
 /**
@@ -95,17 +97,26 @@ export function admission(
     }
     const storeKey = `idem:${call.ctx.principal.id}:${key}`;
     const payload = digestOf({ path: call.path, args: call.args });
-    const running = JSON.stringify({ state: "running", payload } satisfies IdempotencyRecord);
+    // Unique to this call: a claim found holding exactly this is this call's own (below).
+    const running = JSON.stringify({
+      state: "running",
+      payload,
+      call: randomUUID(),
+    } satisfies IdempotencyRecord);
     const deadline = Date.now() + call.leaf.timeoutMs + leaseMs * 3;
 
     for (;;) {
       const admitted = await store.admit(buckets, { key: storeKey, value: running, leaseMs });
+      // Held by this very claim: Redis ran it, and the answer was lost with its connection
+      // before ioredis sent it again on a new one. The call is admitted (its tokens were taken
+      // then); waiting would wait for itself until the claim's lease ran out.
+      const ours = admitted.admitted || ("held" in admitted && admitted.held === running);
       policyEvent("mcp_broker.admission", {
         buckets: buckets.length,
-        admitted: admitted.admitted,
+        admitted: ours,
         idempotency_key: true,
       });
-      if (admitted.admitted) break;
+      if (ours) break;
       if ("waitS" in admitted)
         throw rateLimited(call, limits[admitted.bucket]!.rule, admitted.waitS);
       const record = JSON.parse(admitted.held) as IdempotencyRecord;
