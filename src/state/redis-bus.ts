@@ -1,6 +1,5 @@
 import type { Redis } from "ioredis";
 import { connectRedis, type RedisAddress } from "./redis-address.js";
-import type { StallWatch } from "./stall-watch.js";
 import type { MessageBus } from "./store.js";
 
 /**
@@ -15,17 +14,10 @@ export class RedisBus implements MessageBus {
   constructor(
     private readonly address: RedisAddress,
     private readonly publisher: Redis,
-    /** The publishing connection's: a stalled publish fails as the store's commands do. */
-    private readonly watch: StallWatch,
   ) {}
 
   async publish(channel: string, message: string): Promise<void> {
-    this.watch.sent();
-    try {
-      await this.publisher.publish(channel, message);
-    } finally {
-      this.watch.answered();
-    }
+    await this.publisher.publish(channel, message);
   }
 
   subscribe(channel: string, listener: (message: string) => void): () => void {

@@ -4,7 +4,6 @@ import type { Logger } from "../contract/log.js";
 import { BucketLeases } from "./bucket-leases.js";
 import { connectRedis, redisAddress } from "./redis-address.js";
 import { RedisBus } from "./redis-bus.js";
-import { StallWatch } from "./stall-watch.js";
 import { bucketTtlMs } from "./token-bucket.js";
 import type { Admission, Bucket, Claim, StateStore } from "./store.js";
 
@@ -78,18 +77,14 @@ const ANSWER_MS = 2000;
  * State in Redis, shared by every broker instance that points at it. Commands
  * fail at once while Redis is unreachable (no offline queue), so a call that
  * needs the store fails with `unavailable` instead of waiting or going on
- * without its guarantee; a Redis that takes commands and answers none fails
- * them the same way within seconds (`StallWatch`), not at the call's own
- * timeout. Rate-limit tokens are taken in leases (`BucketLeases`), so that
- * most calls under a large burst need no round trip at all.
+ * without its guarantee. Rate-limit tokens are taken in leases (`BucketLeases`),
+ * so that most calls under a large burst need no round trip at all.
  */
 export class RedisStore implements StateStore {
   readonly kind = "redis";
   readonly bus: RedisBus;
   private readonly redis: Redis;
   private readonly leases = new BucketLeases();
-  private readonly watch: StallWatch;
-  private closed = false;
 
   /**
    * `spec` is a `redis://`, `rediss://` or `unix:///path` address (`redisAddress`).
@@ -106,12 +101,14 @@ export class RedisStore implements StateStore {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: ANSWER_MS,
+      // A Redis that takes commands and answers none (a stall, a partition without resets)
+      // fails a call as one that refuses does, not at the call's own timeout.
+      commandTimeout: ANSWER_MS,
       lazyConnect: false,
     });
     // Errors surface on the commands; this keeps them off the process's unhandled errors.
     this.redis.on("error", () => undefined);
-    this.watch = new StallWatch(ANSWER_MS, (waitedMs) => this.stalled(waitedMs));
-    this.bus = new RedisBus(address, this.redis, this.watch);
+    this.bus = new RedisBus(address, this.redis);
     // Sent once, then called by their SHA (EVALSHA): a call's script is not resent with it.
     this.redis.defineCommand("admitCall", { lua: ADMIT });
     this.redis.defineCommand("compareAndSetValue", { numberOfKeys: 1, lua: CAS });
@@ -222,38 +219,15 @@ export class RedisStore implements StateStore {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    this.watch.stop();
     this.bus.close();
     this.redis.disconnect();
   }
 
-  /**
-   * Fails at once every command a stalled connection owes, and connects
-   * again. Ended by hand and destroyed, not only ended: an end waits for the
-   * peer's answer, which a partitioned Redis never sends; and a connection
-   * that merely dropped would send the owed commands again once back.
-   */
-  private stalled(waitedMs: number): void {
-    this.log?.warn(
-      { store: "redis", waited_ms: Math.round(waitedMs) },
-      "state store answered nothing; failing what it owes and connecting again",
-    );
-    this.redis.once("end", () => {
-      if (!this.closed) this.redis.connect().catch(() => undefined);
-    });
-    this.redis.disconnect();
-    this.redis.stream.destroy();
-  }
-
   private async run<T>(command: () => Promise<T>): Promise<T> {
-    this.watch.sent();
     try {
       return await command();
     } catch (err) {
       throw this.failed(err as Error);
-    } finally {
-      this.watch.answered();
     }
   }
 
