@@ -36,7 +36,8 @@ export class MemoryStore implements StateStore {
     return true;
   }
 
-  async delete(key: string): Promise<void> {
+  async delete(key: string, expected?: string): Promise<void> {
+    if (expected !== undefined && this.live(key) !== expected) return;
     this.entries.delete(key);
   }
 

@@ -18,6 +18,11 @@ end
 redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
 return 1`;
 
+/** Delete-if-equal as one Lua script. */
+const CAD = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0`;
+
 /** The scripts above, as ioredis defines them on the connection. */
 interface ScriptedRedis extends Redis {
   admitCall(
@@ -25,6 +30,7 @@ interface ScriptedRedis extends Redis {
     ...keysThenArgs: (string | number)[]
   ): Promise<(string | number)[]>;
   compareAndSetValue(key: string, ...args: (string | number)[]): Promise<number>;
+  deleteValue(key: string, expected: string): Promise<number>;
 }
 
 /**
@@ -112,6 +118,7 @@ export class RedisStore implements StateStore {
     // Sent once, then called by their SHA (EVALSHA): a call's script is not resent with it.
     this.redis.defineCommand("admitCall", { lua: ADMIT });
     this.redis.defineCommand("compareAndSetValue", { numberOfKeys: 1, lua: CAS });
+    this.redis.defineCommand("deleteValue", { numberOfKeys: 1, lua: CAD });
   }
 
   /** Resolves once connected, or rejects with `unavailable` naming the store. */
@@ -180,9 +187,10 @@ export class RedisStore implements StateStore {
     });
   }
 
-  delete(key: string): Promise<void> {
+  delete(key: string, expected?: string): Promise<void> {
     return this.run(async () => {
-      await this.redis.del(key);
+      if (expected === undefined) await this.redis.del(key);
+      else await (this.redis as ScriptedRedis).deleteValue(key, expected);
     });
   }
 

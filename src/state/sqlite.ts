@@ -13,6 +13,7 @@ export class SqliteStore implements StateStore {
   private readonly select: Database.Statement<[string, number], { value: string }>;
   private readonly upsert: Database.Statement<[string, string, number]>;
   private readonly remove: Database.Statement<[string]>;
+  private readonly removeIf: Database.Statement<[string, string]>;
   private readonly cas: (
     key: string,
     expected: string | undefined,
@@ -33,6 +34,7 @@ export class SqliteStore implements StateStore {
       "INSERT INTO state (key, value, expires) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires",
     );
     this.remove = this.db.prepare("DELETE FROM state WHERE key = ?");
+    this.removeIf = this.db.prepare("DELETE FROM state WHERE key = ? AND value = ?");
     const sweep = this.db.prepare("DELETE FROM state WHERE expires <= ?");
     const cas = this.db.transaction(
       (key: string, expected: string | undefined, value: string, expires: number) => {
@@ -70,8 +72,9 @@ export class SqliteStore implements StateStore {
     return this.cas(key, expected, value, Date.now() + ttlMs);
   }
 
-  async delete(key: string): Promise<void> {
-    this.remove.run(key);
+  async delete(key: string, expected?: string): Promise<void> {
+    if (expected === undefined) this.remove.run(key);
+    else this.removeIf.run(key, expected);
   }
 
   admit(buckets: readonly Bucket[], claim?: Claim): Promise<Admission> {

@@ -32,7 +32,12 @@ export interface StateStore {
     value: string,
     ttlMs: number,
   ): Promise<boolean>;
-  delete(key: string): Promise<void>;
+  /**
+   * Removes `key`; with `expected`, only while it holds that value,
+   * atomically, even across instances (a claim is released by its holder
+   * only, never once another has taken it over).
+   */
+  delete(key: string, expected?: string): Promise<void>;
   /**
    * Lets a call in, in one step (at most one round trip to a shared store): when
    * `claim`'s key is held, answers what holds it and takes nothing; else

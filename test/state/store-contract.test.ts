@@ -96,6 +96,32 @@ describe.each(stores)("the %s store", (_name, make, available) => {
   });
 
   it.runIf(available)(
+    "deletes with an expected value only while the key holds exactly that value",
+    async () => {
+      const store = await make();
+      await fc.assert(
+        fc.asyncProperty(
+          fc.string({ unit: "binary" }),
+          fc.string({ unit: "binary" }),
+          fc.option(fc.string({ unit: "binary" })),
+          async (key, held, other) => {
+            // Half the time the value it holds, else another (or by chance the same).
+            const expected = other ?? held;
+            await store.set(`d:${key}`, held, 60_000);
+            await store.delete(`d:${key}`, expected);
+            expect(await store.get(`d:${key}`)).toBe(held === expected ? undefined : held);
+            // An absent key stays absent, whatever is expected of it.
+            await store.delete(`d:${key}`, held);
+            expect(await store.get(`d:${key}`)).toBeUndefined();
+          },
+        ),
+        { numRuns: 200 },
+      );
+      await store.close();
+    },
+  );
+
+  it.runIf(available)(
     "gives back any value handed off under any key, for the next reader",
     async () => {
       const store = await make();

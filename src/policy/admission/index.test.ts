@@ -98,6 +98,50 @@ describe("admission: idempotency", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
   });
 
+  it("releases only its own claim when its call fails: a claim another call took since stays", async () => {
+    // A call whose lease lapsed without renewal (its process stalled), taken over by a repeat.
+    const stalled = Object.assign(Object.create(store) as MemoryStore, {
+      compareAndSet: (key: string, expected: string | undefined, value: string, ttl: number) =>
+        // Renewals (the running record for itself) never land; the first claim does.
+        expected === value
+          ? Promise.resolve(false)
+          : store.compareAndSet(key, expected, value, ttl),
+    });
+    const call = () => toolCall({ a: 1 }, keyed("lease-3"));
+    let runs = 0;
+    let failFirst: (err: Error) => void = () => undefined;
+    const first = admission(
+      stalled,
+      [],
+      60_000,
+      100,
+    )(call(), () => {
+      runs += 1;
+      return new Promise((_, reject) => (failFirst = reject));
+    });
+    await new Promise((r) => setTimeout(r, 150));
+    let finishRepeat: () => void = () => undefined;
+    const repeat = admission(
+      store,
+      [],
+      60_000,
+      10_000,
+    )(call(), () => {
+      runs += 1;
+      return new Promise((resolve) => (finishRepeat = () => resolve(textResult("repeat"))));
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    failFirst(new Error("the backend failed"));
+    await expect(first).rejects.toThrow("the backend failed");
+    // The repeat still holds the key: a third call waits for its result, it does not run.
+    const third = admission(store, [], 60_000)(call(), answering(textResult("third")));
+    await new Promise((r) => setTimeout(r, 50));
+    finishRepeat();
+    expect(await repeat).toEqual(textResult("repeat"));
+    expect(await third).toEqual(textResult("repeat"));
+    expect(runs).toBe(2);
+  });
+
   it("passes requests that are not tool calls untouched, key or not", async () => {
     const link = admission(store, [], 60_000);
     const next = answering({ contents: [] });

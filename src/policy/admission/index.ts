@@ -41,7 +41,7 @@ const LEASE_MS = 10_000;
  * the tool (and without a token), or waits for it while it runs; a repeat
  * with another payload is `idempotency_conflict` (HTTP 409). Keys are per
  * token and expire after `ttlMs`. A call that fails without a result
- * releases its key. A claim is a lease its instance renews: an instance that
+ * releases its key, if it still holds it. A claim is a lease its instance renews: an instance that
  * dies mid-call frees the key within seconds, and a retry runs the call
  * (which may then have run twice, if the dead instance's backend got as far:
  * no broker can know). The result is handed to the store before the answer
@@ -145,7 +145,8 @@ export function admission(
     try {
       result = await next(call);
     } catch (err) {
-      await store.delete(storeKey).catch(() => undefined);
+      // Only while it is still this call's: a lapsed claim may be another's by now.
+      await store.delete(storeKey, running).catch(() => undefined);
       throw err;
     } finally {
       clearInterval(renewal);
