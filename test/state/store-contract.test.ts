@@ -41,6 +41,21 @@ const stores: [string, () => Promise<StateStore>, boolean][] = [
   ],
 ];
 
+const binary = fc.string({ unit: "binary" });
+
+/** Runs `check` on a fresh store from `make`, and closes the store after, passed or not. */
+async function onStore(
+  make: () => Promise<StateStore>,
+  check: (store: StateStore) => Promise<void>,
+): Promise<void> {
+  const store = await make();
+  try {
+    await check(store);
+  } finally {
+    await store.close();
+  }
+}
+
 describe.each(stores)("the %s store", (_name, make, available) => {
   it.runIf(available)(
     "admits by all buckets or none, and claims only what nobody holds",
@@ -97,14 +112,10 @@ describe.each(stores)("the %s store", (_name, make, available) => {
 
   it.runIf(available)(
     "deletes with an expected value only while the key holds exactly that value",
-    async () => {
-      const store = await make();
-      await fc.assert(
-        fc.asyncProperty(
-          fc.string({ unit: "binary" }),
-          fc.string({ unit: "binary" }),
-          fc.option(fc.string({ unit: "binary" })),
-          async (key, held, other) => {
+    () =>
+      onStore(make, (store) =>
+        fc.assert(
+          fc.asyncProperty(binary, binary, fc.option(binary), async (key, held, other) => {
             // Half the time the value it holds, else another (or by chance the same).
             const expected = other ?? held;
             await store.set(`d:${key}`, held, 60_000);
@@ -113,31 +124,22 @@ describe.each(stores)("the %s store", (_name, make, available) => {
             // An absent key stays absent, whatever is expected of it.
             await store.delete(`d:${key}`, held);
             expect(await store.get(`d:${key}`)).toBeUndefined();
-          },
+          }),
+          { numRuns: 200 },
         ),
-        { numRuns: 200 },
-      );
-      await store.close();
-    },
+      ),
   );
 
-  it.runIf(available)(
-    "gives back any value handed off under any key, for the next reader",
-    async () => {
-      const store = await make();
-      await fc.assert(
-        fc.asyncProperty(
-          fc.string({ unit: "binary" }),
-          fc.string({ unit: "binary" }),
-          async (key, value) => {
-            await store.handOff(`h:${key}`, value, 60_000);
-            expect(await store.get(`h:${key}`)).toBe(value);
-          },
-        ),
+  it.runIf(available)("gives back any value handed off under any key, for the next reader", () =>
+    onStore(make, (store) =>
+      fc.assert(
+        fc.asyncProperty(binary, binary, async (key, value) => {
+          await store.handOff(`h:${key}`, value, 60_000);
+          expect(await store.get(`h:${key}`)).toBe(value);
+        }),
         { numRuns: 200 },
-      );
-      await store.close();
-    },
+      ),
+    ),
   );
 
   it.runIf(available)("counts exactly under 50 concurrent compare-and-set loops", async () => {

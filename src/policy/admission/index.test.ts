@@ -108,25 +108,17 @@ describe("admission: idempotency", () => {
           : store.compareAndSet(key, expected, value, ttl),
     });
     const call = () => toolCall({ a: 1 }, keyed("lease-3"));
+    const stalledLink = admission(stalled, [], 60_000, 100);
+    const link = admission(store, [], 60_000, 10_000);
     let runs = 0;
     let failFirst: (err: Error) => void = () => undefined;
-    const first = admission(
-      stalled,
-      [],
-      60_000,
-      100,
-    )(call(), () => {
+    let finishRepeat: () => void = () => undefined;
+    const first = stalledLink(call(), () => {
       runs += 1;
       return new Promise((_, reject) => (failFirst = reject));
     });
     await new Promise((r) => setTimeout(r, 150));
-    let finishRepeat: () => void = () => undefined;
-    const repeat = admission(
-      store,
-      [],
-      60_000,
-      10_000,
-    )(call(), () => {
+    const repeat = link(call(), () => {
       runs += 1;
       return new Promise((resolve) => (finishRepeat = () => resolve(textResult("repeat"))));
     });
@@ -134,7 +126,7 @@ describe("admission: idempotency", () => {
     failFirst(new Error("the backend failed"));
     await expect(first).rejects.toThrow("the backend failed");
     // The repeat still holds the key: a third call waits for its result, it does not run.
-    const third = admission(store, [], 60_000)(call(), answering(textResult("third")));
+    const third = link(call(), answering(textResult("third")));
     await new Promise((r) => setTimeout(r, 50));
     finishRepeat();
     expect(await repeat).toEqual(textResult("repeat"));
