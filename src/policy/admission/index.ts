@@ -41,12 +41,12 @@ const LEASE_MS = 10_000;
  * the tool (and without a token), or waits for it while it runs; a repeat
  * with another payload is `idempotency_conflict` (HTTP 409). Keys are per
  * token and expire after `ttlMs`. A call that fails without a result
- * releases its key, if it still holds it. A claim is a lease its instance renews: an instance that
- * dies mid-call frees the key within seconds, and a retry runs the call
- * (which may then have run twice, if the dead instance's backend got as far:
- * no broker can know). The result is handed to the store before the answer
- * leaves (`StateStore.handOff`), so a repeat of an answered call never runs it
- * again, whichever instance it reaches.
+ * releases its key, if it still holds it. A claim is a lease its instance
+ * renews: an instance that dies mid-call frees the key within seconds, and a
+ * retry runs the call (which may then have run twice, if the dead instance's
+ * backend got as far: no broker can know). The result is handed to the store
+ * before the answer leaves (`StateStore.handOff`), so a repeat of an answered
+ * call never runs it again, whichever instance it reaches.
  *
  * @example
  * compose([admission(store, [{ token: "*", path: "/**", perMinute: 600, burst: 60 }], 86_400_000)], callSource)
