@@ -16,6 +16,11 @@ export function context(overrides: Partial<CallContext> = {}): CallContext {
   };
 }
 
+/** `toolCall`'s overrides for a call carrying idempotency key `key`. */
+export function keyed(key: string): { ctx: CallContext } {
+  return { ctx: context({ idempotencyKey: key }) };
+}
+
 const LIMITS: EffectiveLimits = { max_args_depth: 64 };
 
 /** A tool call of a leaf at `path`, as the broker hands it to the chain. */

@@ -7,7 +7,7 @@ import { admission } from "../../src/policy/admission/index.js";
 import { MemoryStore } from "../../src/state/memory.js";
 import { RedisStore } from "../../src/state/redis.js";
 import type { Admission, Bucket, Claim } from "../../src/state/store.js";
-import { context, textResult, toolCall } from "../helpers/requests.js";
+import { keyed, textResult, toolCall } from "../helpers/requests.js";
 import { redisAvailable } from "../helpers/services.js";
 
 const hasRedis = await redisAvailable();
@@ -52,8 +52,6 @@ async function answerCuttingProxy(redisPort: number) {
     },
   };
 }
-
-const keyed = (key: string) => ({ ctx: context({ idempotencyKey: key }) });
 
 describe("a keyed call whose claim went through but whose answer was lost", () => {
   it.runIf(hasRedis)(

@@ -4,6 +4,7 @@ import { MemoryStore } from "../../state/memory.js";
 import {
   answering,
   context,
+  keyed,
   sourceRequest,
   textResult,
   toolCall,
@@ -12,7 +13,6 @@ import { admission } from "./index.js";
 
 const store = new MemoryStore();
 afterAll(() => store.close());
-const keyed = (key: string) => ({ ctx: context({ idempotencyKey: key }) });
 
 describe("admission: idempotency", () => {
   it("runs a keyed call once and answers a repeat with the stored result", async () => {
