@@ -12,6 +12,7 @@ const RANK: Record<string, number> = {
   config: 1,
   state: 1,
   telemetry: 1,
+  isolation: 1,
   auth: 2,
   tree: 2,
   output: 2,

@@ -342,7 +342,17 @@ const ToolsetsSchema = z
           .min(16)
           .max(4096)
           .optional()
-          .describe("Memory an expression may use; default 64."),
+          .describe(
+            "Heap of a calculator process, in MiB; an expression that needs more is stopped. Default 64.",
+          ),
+        processes: z
+          .int()
+          .min(1)
+          .max(16)
+          .optional()
+          .describe(
+            "Processes that calculate at once, started when needed; while callers wait, none holds more than all but one. Default 2.",
+          ),
       })
       .optional(),
     documents: z

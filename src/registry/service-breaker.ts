@@ -36,6 +36,19 @@ export class BreakerOpen extends Error {
   }
 }
 
+/**
+ * The call failed because its caller gave up (went away, or chose a timeout
+ * shorter than the service needed): it says nothing of the service, so it
+ * never opens the breaker, which every caller shares.
+ */
+export class CallAbandoned extends Error {
+  override readonly name = "CallAbandoned";
+
+  constructor(readonly reason: unknown) {
+    super("the caller gave up on the call");
+  }
+}
+
 /** What says the service is failing, as opposed to a caller's mistake or a cancelled call. */
 function countsAgainstService(err: unknown): boolean {
   return (

@@ -6,7 +6,7 @@ import { ServiceFailure } from "./service-failure.js";
 import { BREAKER_RULES } from "./service-breaker.js";
 import { ServiceRuntime } from "./service-runtime.js";
 import { ToolDefinitionSchema, type DeclaredStatus } from "./tool-definition.js";
-import type { HealthReport, ToolService } from "./tool-service.js";
+import type { HealthReport, ServiceCall, ToolService } from "./tool-service.js";
 
 const INTERVAL_MS = 60_000;
 
@@ -20,9 +20,13 @@ class ScriptedService implements ToolService {
   /** When set, calls wait for it: a probe that is under way. */
   gate: Promise<void> | undefined;
 
-  async call(): Promise<unknown> {
+  async call({ signal }: ServiceCall): Promise<unknown> {
     this.calls++;
-    await this.gate;
+    // Like a real service, it stops waiting when the call is given up.
+    await new Promise<void>((resolve, reject) => {
+      signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
+      void (this.gate ?? Promise.resolve()).then(resolve);
+    });
     if (this.refuse) throw new BrokerError("invalid_params", "search says: query is too vague");
     if (!this.up) throw new ServiceFailure("could not reach http://127.0.0.1:9: ECONNREFUSED");
     return { ok: true };
@@ -54,6 +58,7 @@ function registered(status: DeclaredStatus = "AVAILABLE"): RegisteredTool {
 const options = () => ({
   signal: new AbortController().signal,
   deadline: Date.now() + 10_000,
+  caller: "test",
 });
 
 describe("a registered service's breaker and health checks (fake clock)", () => {
@@ -115,6 +120,33 @@ describe("a registered service's breaker and health checks (fake clock)", () => 
     const reached = service.calls;
     await expect(call()).rejects.toMatchObject({ kind: "unavailable" });
     expect(service.calls).toBe(reached);
+  });
+
+  it("never opens for calls their callers gave up: a short timeout they chose, a disconnect", async () => {
+    service.gate = new Promise(() => undefined);
+    const giveUp = async (reason: unknown, callerTimeout: boolean) => {
+      const controller = new AbortController();
+      const calling = runtime.call(
+        "web_search",
+        {},
+        { ...options(), signal: controller.signal, callerTimeout },
+      );
+      controller.abort(reason);
+      await expect(calling).rejects.toBe(reason);
+    };
+    const theirs = new BrokerError(
+      "timeout",
+      "did not finish within the timeout asked for of 0.05 s",
+    );
+    for (let i = 0; i < BREAKER_RULES.failedCalls * 2; i++) {
+      await giveUp(theirs, true);
+      await giveUp(new BrokerError("unavailable", "the client went away"), false);
+    }
+    expect(runtime.health().breaker).toBe("closed");
+    // The function's own timeout running out is the service's failure.
+    const own = new BrokerError("timeout", "did not finish within its timeout of 30 s");
+    for (let i = 0; i < BREAKER_RULES.failedCalls; i++) await giveUp(own, false);
+    expect(runtime.health().breaker).toBe("open");
   });
 
   it("counts only failures in a row: a success starts the count again", async () => {

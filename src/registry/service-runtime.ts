@@ -4,7 +4,13 @@ import { BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
 import type { RegisteredTool } from "./catalog.js";
 import { AddressRefused, NotReached } from "../net/guarded-request.js";
-import { BreakerOpen, CheckFailure, ServiceBreaker, type BreakerState } from "./service-breaker.js";
+import {
+  BreakerOpen,
+  CallAbandoned,
+  CheckFailure,
+  ServiceBreaker,
+  type BreakerState,
+} from "./service-breaker.js";
 import type { DeclaredStatus, FunctionDefinition } from "./tool-definition.js";
 import { ExecutionFailure, type ExecutionError, type ToolService } from "./tool-service.js";
 
@@ -36,6 +42,10 @@ export type CallOutcome =
 
 export interface CallOptions {
   readonly callId?: string | undefined;
+  /** The principal's id, for services that take callers in turns. */
+  readonly caller: string;
+  /** The deadline is one the caller chose (the registry's `timeout`), not the function's own. */
+  readonly callerTimeout?: boolean | undefined;
   readonly signal: AbortSignal;
   readonly deadline: number;
 }
@@ -166,13 +176,20 @@ export class ServiceRuntime {
       callId: options.callId ?? randomUUID(),
       timeoutS: Math.max(0.001, (options.deadline - Date.now()) / 1000),
       signal: options.signal,
+      caller: options.caller,
     };
     try {
-      const data = await this.breaker.execute(() =>
-        attempts.execute(() => this.service.call(call), options.signal),
-      );
+      const data = await this.breaker.execute(async () => {
+        try {
+          return await attempts.execute(() => this.service.call(call), options.signal);
+        } catch (err) {
+          if (abandoned(options)) throw new CallAbandoned(err);
+          throw err;
+        }
+      });
       return { ok: true, data };
     } catch (err) {
+      if (err instanceof CallAbandoned) throw err.reason;
       if (err instanceof ExecutionFailure) return { ok: false, error: err.error };
       if (err instanceof BreakerOpen) {
         throw this.unavailable(
@@ -197,4 +214,18 @@ export class ServiceRuntime {
       ...details,
     });
   }
+}
+
+/**
+ * Whether a failed call was given up by its caller: its signal was aborted,
+ * and not by the function's own timeout running out (which is the service's
+ * to answer for).
+ */
+function abandoned({ signal, callerTimeout }: CallOptions): boolean {
+  if (!signal.aborted) return false;
+  const ownTimeout =
+    callerTimeout !== true &&
+    signal.reason instanceof BrokerError &&
+    signal.reason.kind === "timeout";
+  return !ownTimeout;
 }

@@ -8,6 +8,8 @@ export interface ServiceCall {
   /** Seconds the service has before the broker gives up, for the request's `timeout`. */
   readonly timeoutS: number;
   readonly signal: AbortSignal;
+  /** Who is calling (the principal's id): a service shared by many callers takes them in turns. */
+  readonly caller: string;
 }
 
 /** A call the service ran and reported as failed (-32001), in the seed's error terms. */

@@ -19,10 +19,14 @@ import { PublicAddresses } from "../net/public-addresses.js";
 export function createBuiltinToolsets(config: ToolsetsConfig = {}, log: Logger): BuiltinToolset[] {
   const search = config.search;
   return [
-    new Calculator({
-      timeoutMs: (config.calculator?.timeout_s ?? 2) * 1000,
-      maxMemoryMb: config.calculator?.max_memory_mb ?? 64,
-    }),
+    new Calculator(
+      {
+        timeoutMs: (config.calculator?.timeout_s ?? 2) * 1000,
+        maxMemoryMb: config.calculator?.max_memory_mb ?? 64,
+        processes: config.calculator?.processes ?? 2,
+      },
+      log,
+    ),
     new TimeTool(),
     new DocumentAnalyzer({
       roots: config.documents?.roots ?? [],

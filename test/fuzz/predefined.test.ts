@@ -137,3 +137,58 @@ describe("the predefined tools under arbitrary arguments", () => {
     expect((await fetch(`${broker.url}/healthz`)).status).toBe(200);
   });
 });
+
+describe("the calculator's callers cannot reach each other", () => {
+  /** What a caller sees of the calculator's settings and scope. */
+  const PROBES = ["floor(2.9)", "equal(1, 1.1)", "1 / 3", "x", "f(2)", "random(1) <= 1"];
+  const probe = async () =>
+    Promise.all(
+      PROBES.map(async (expression) => {
+        const { body } = await broker.post("/rpc", {
+          jsonrpc: "2.0",
+          method: "tools/call",
+          params: {
+            tool_name: "calculator",
+            function_name: "calculate",
+            arguments: { expression },
+          },
+          id: 1,
+        });
+        return body.result?.data.result ?? body.error.data.details;
+      }),
+    );
+  /** Expressions that would leave something behind if anything could. */
+  const stateful = fc.constantFrom(
+    "config({relTol: 0.2})",
+    'config({number: "BigNumber"})',
+    "config({randomSeed: 1})",
+    "x = 5",
+    "f(x) = x * 100",
+    "import({x: 1}, {override: true})",
+    'createUnit("foo")',
+    "floor = 7",
+  );
+
+  it("no expression changes what a later one sees (fast-check)", async () => {
+    const before = await probe();
+    expect(before.slice(0, 3)).toEqual([2, false, 0.333333333333333]);
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(stateful, mathish), { maxLength: 4 }), async (sent) => {
+        for (const expression of sent) {
+          await broker.post("/rpc", {
+            jsonrpc: "2.0",
+            method: "tools/call",
+            params: {
+              tool_name: "calculator",
+              function_name: "calculate",
+              arguments: { expression },
+            },
+            id: 1,
+          });
+        }
+        expect(await probe()).toEqual(before);
+      }),
+      { numRuns: fuzzRuns(15), seed: 9 },
+    );
+  });
+});

@@ -47,6 +47,7 @@ export class BuiltinSource implements Router {
         callId: ctx.callId ?? randomUUID(),
         timeoutS: Math.max(0.001, (ctx.deadline - Date.now()) / 1000),
         signal: ctx.signal,
+        caller: ctx.principal.id,
       });
       return toCallResult({ ok: true, data });
     } catch (err) {

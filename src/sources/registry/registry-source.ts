@@ -79,6 +79,8 @@ export class RegistrySource implements Router {
     return toCallResult(
       await runtime.call(name, args, {
         callId: ctx.callId,
+        caller: ctx.principal.id,
+        callerTimeout: ctx.timeoutMs !== undefined,
         signal: ctx.signal,
         deadline: ctx.deadline,
       }),

@@ -1,21 +1,8 @@
-/** Messages between the calculator and its worker thread. */
+/** The jobs the calculator sends its processes (math-process.ts). */
 
-export type MathRequest =
-  | { readonly id: number; readonly op: "calculate"; readonly expression: string }
-  | {
-      readonly id: number;
-      readonly op: "convert";
-      readonly value: number;
-      readonly from: string;
-      readonly to: string;
-    };
+export type MathJob =
+  | { readonly op: "calculate"; readonly expression: string }
+  | { readonly op: "convert"; readonly value: number; readonly from: string; readonly to: string };
 
-export type MathReply =
-  | { readonly id: number; readonly ok: true; readonly data: Record<string, unknown> }
-  | {
-      readonly id: number;
-      readonly ok: false;
-      readonly message: string;
-      /** 1-based character of a syntax error, when mathjs names one. */
-      readonly position?: number;
-    };
+/** The most elements a matrix result may have: a larger one is refused before it is formatted. */
+export const MAX_RESULT_ELEMENTS = 10_000;
