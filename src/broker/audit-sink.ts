@@ -52,7 +52,14 @@ export class AuditSink {
     if (entries.length === 0) return;
     const lines: string[] = [];
     for (const { entry, source } of entries) {
-      const record = auditRecord(entry);
+      let record: AuditRecord;
+      try {
+        record = auditRecord(entry);
+      } catch (err) {
+        // Nothing in the audit path may take the broker down; the call has been answered.
+        this.log.error({ err: (err as Error).message, path: entry.path }, "an audit record failed");
+        continue;
+      }
       this.log.info({ audit: record }, record.method === "tools/call" ? "call" : "request");
       if (this.file) lines.push(JSON.stringify(record));
       for (const listener of this.listeners) {

@@ -28,17 +28,35 @@ export function createBuiltinToolsets(config: ToolsetsConfig = {}, log: Logger):
       log,
     ),
     new TimeTool(),
-    new DocumentAnalyzer({
-      roots: config.documents?.roots ?? [],
-      policy: config.documents?.allow_private_networks
-        ? ANY_ADDRESS
-        : new PublicAddresses("toolsets.documents.allow_private_networks"),
-      maxBytes: config.documents?.max_bytes ?? 20 * 1024 * 1024,
-      timeoutMs: (config.documents?.timeout_s ?? 20) * 1000,
-    }),
+    documentAnalyzer(config.documents, log),
     searchTool(search, log),
     new ImageGenerator(imageProvider(config.images, log)),
   ];
+}
+
+function documentAnalyzer(documents: ToolsetsConfig["documents"], log: Logger): DocumentAnalyzer {
+  const maxTextChars = documents?.max_text_chars ?? 1_000_000;
+  return new DocumentAnalyzer(
+    {
+      roots: documents?.roots ?? [],
+      policy: documents?.allow_private_networks
+        ? ANY_ADDRESS
+        : new PublicAddresses("toolsets.documents.allow_private_networks"),
+      maxBytes: documents?.max_bytes ?? 20 * 1024 * 1024,
+      timeoutMs: (documents?.timeout_s ?? 20) * 1000,
+      maxMemoryMb: documents?.max_memory_mb ?? 512,
+      processes: documents?.processes ?? 2,
+      // Room for the text in UTF-8 (at most 4 bytes a character) and the analyses around it.
+      maxReplyBytes: maxTextChars * 4 + 1024 * 1024,
+      limits: {
+        maxPages: documents?.max_pages ?? 1000,
+        maxUnzippedBytes: (documents?.max_unzipped_mb ?? 10) * 1024 * 1024,
+        maxTextChars,
+        maxAnalyzedChars: documents?.max_analyzed_chars ?? 200_000,
+      },
+    },
+    log,
+  );
 }
 
 function imageProvider(images: ToolsetsConfig["images"], log: Logger) {

@@ -16,6 +16,8 @@ import {
 export const DEFAULT_TIMEOUT_S = 60;
 /** Deep enough for any real arguments; shallow enough that nothing recursive overflows. */
 export const DEFAULT_MAX_ARGS_DEPTH = 64;
+/** A result larger than this, serialized, is refused unless a limit says otherwise (16 MiB). */
+export const DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024;
 
 export interface BuiltTree {
   readonly tree: Tree;
@@ -152,7 +154,7 @@ function effective(nearest: Limits): EffectiveLimits {
   return {
     max_request_bytes: nearest.max_request_bytes,
     max_result_items: nearest.max_result_items,
-    max_result_bytes: nearest.max_result_bytes,
+    max_result_bytes: nearest.max_result_bytes ?? DEFAULT_MAX_RESULT_BYTES,
     max_args_depth: nearest.max_args_depth ?? DEFAULT_MAX_ARGS_DEPTH,
   };
 }

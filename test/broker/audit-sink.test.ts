@@ -60,4 +60,31 @@ describe("the audit sink", () => {
     await sink.close();
     expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(1);
   });
+
+  it("never lets one bad record take the broker down: it is logged, the others are written", async () => {
+    const { file, lines, sink } = sinkToFile();
+    const unserializable = {
+      ...entry(1),
+      // A result the size of which cannot even be asked for.
+      result: {
+        toJSON: () => {
+          throw new TypeError("not today");
+        },
+      },
+      args: {
+        get boom() {
+          throw new Error("an argument that throws when read");
+        },
+      },
+    };
+    sink.write(unserializable, "/src");
+    sink.write(entry(2), "/src");
+    await new Promise((r) => setImmediate(r));
+    expect(lines().filter((l) => l.audit)).toHaveLength(1);
+    expect(lines().find((l) => l.msg === "an audit record failed")).toMatchObject({
+      path: "/src/tool",
+    });
+    await sink.close();
+    expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(1);
+  });
 });

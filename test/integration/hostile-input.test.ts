@@ -100,3 +100,23 @@ describe("malformed MCP requests", () => {
     ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("$.params.uri") });
   });
 });
+
+describe("results no one bounded", () => {
+  it("a result over 16 MiB is refused by default, naming max_result_bytes, and audited", async () => {
+    const res = await broker.post("/meta_call", {
+      path: "/fx/big",
+      args: { chars: 17 * 1024 * 1024, items: 0 },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(413);
+    expect(res.body.error).toMatchObject({
+      kind: "too_large",
+      details: { max_result_bytes: 16 * 1024 * 1024 },
+    });
+    expect((await broker.post("/meta_desc", { path: "/fx/big" })).body.limits).toMatchObject({
+      max_result_bytes: 16 * 1024 * 1024,
+    });
+    await expect
+      .poll(() => audited().at(-1))
+      .toMatchObject({ path: "/fx/big", outcome: "too_large" });
+  });
+});

@@ -131,6 +131,25 @@ describe("extract_text", () => {
       expect(error.data.details).toContain("outside the folders of toolsets.documents.roots");
     }
   });
+
+  it("says the same of a host file outside the roots whether it exists or not", async () => {
+    const answers = await Promise.all(
+      [
+        "/etc/passwd",
+        "/etc/no-such-file-here",
+        join(outside, "secret.txt"),
+        join(outside, "nope"),
+      ].map(async (path) => {
+        const { error } = await call(open, "extract_text", {
+          document_url: pathToFileURL(path).href,
+        });
+        return error.data.details.replace(pathToFileURL(path).href, "URL");
+      }),
+    );
+    expect(new Set(answers)).toEqual(
+      new Set(["URL is outside the folders of toolsets.documents.roots"]),
+    );
+  });
 });
 
 describe("the SSRF guard", () => {

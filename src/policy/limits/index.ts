@@ -1,13 +1,13 @@
 import { BrokerError } from "../../contract/errors.js";
 import { argumentsOf, type Link } from "../link.js";
-import { resultBytes } from "../result-bytes.js";
+import { resultBytes, UNMEASURABLE_BYTES } from "../result-bytes.js";
 
 /**
  * The limits in force at the request's path (nearest of tool_overrides, node,
  * config): arguments over `max_request_bytes` are `too_large`; a tool's `limit`
  * argument over `max_result_items` is `invalid_params` naming the maximum; a
- * result of any kind whose serialization is over `max_result_bytes` is
- * `too_large` (HTTP 413).
+ * result of any kind whose serialization is over `max_result_bytes` (16 MiB
+ * unless set) is `too_large` (HTTP 413).
  *
  * @example
  * compose([limits()], callSource)
@@ -39,7 +39,7 @@ export function limits(): Link {
       if (size > max_result_bytes) {
         throw new BrokerError(
           "too_large",
-          `the result of ${request.path} is ${size} bytes, over max_result_bytes of ${max_result_bytes}; ask for less (a smaller limit, fewer fields)`,
+          `the result of ${request.path} is ${size >= UNMEASURABLE_BYTES ? "more than 512 MiB" : `${size} bytes`}, over max_result_bytes of ${max_result_bytes}; ask for less (a smaller limit, fewer fields)`,
           { max_result_bytes, size },
         );
       }

@@ -5,6 +5,14 @@ import type { ConnectBackend } from "./backend-transport.js";
 import { commandArgv } from "./command-line.js";
 
 const STDERR_LINES_KEPT = 20;
+/**
+ * The longest message a backend may send on stdout: past it the SDK drops
+ * the connection (the source restarts) rather than buffer without end. Well
+ * above the 16 MiB a result may have by default, so a large answer is
+ * refused by `max_result_bytes` in words, not by a restart; the SDK's own
+ * default (10 MiB) was below it.
+ */
+export const MAX_STDIO_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /**
  * The SDK probes a backend's revision on a second, short-lived copy of the
@@ -48,6 +56,7 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
       env: { ...getDefaultEnvironment(), ...config.env },
       cwd: config.cwd,
       stderr: "pipe",
+      maxBufferSize: MAX_STDIO_MESSAGE_BYTES,
     });
     transport.stderr?.on("data", (chunk: Buffer) => {
       for (const line of chunk.toString("utf8").split("\n")) {

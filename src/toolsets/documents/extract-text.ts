@@ -1,12 +1,7 @@
-import { extractText as extractPdfText, getDocumentProxy } from "unpdf";
+import { unzipSync } from "fflate";
 import { BrokerError } from "../../contract/errors.js";
 import type { DocumentFormat } from "./detect-format.js";
-
-/** What is left out of an HTML page's readable text. */
-const NOT_CONTENT =
-  "script, style, noscript, template, svg, canvas, iframe, nav, header, footer, aside, form, button, [aria-hidden=true], [hidden]";
-const BLOCKS =
-  "p, div, li, dt, dd, h1, h2, h3, h4, h5, h6, tr, section, article, blockquote, pre, table";
+import { readableHtml } from "./readable-html.js";
 
 export interface ExtractedText {
   readonly text: string;
@@ -14,26 +9,49 @@ export interface ExtractedText {
   readonly pages?: number | undefined;
 }
 
+/** What a document may cost to read, checked before its parser sees it. */
+export interface ReadLimits {
+  /** A PDF of more pages is refused once its page count is read. */
+  readonly maxPages: number;
+  /** A DOCX whose XML parts unpack to more bytes (as its zip directory says) is refused. */
+  readonly maxUnzippedBytes: number;
+}
+
 /** The text of a document in a known format. */
-export async function extractText(bytes: Buffer, format: DocumentFormat): Promise<ExtractedText> {
+export async function extractText(
+  bytes: Uint8Array,
+  format: DocumentFormat,
+  limits: ReadLimits,
+): Promise<ExtractedText> {
   try {
     switch (format) {
       case "pdf": {
+        const { extractText: extractPdfText, getDocumentProxy } = await import("unpdf");
+        // A plain copy: pdf.js refuses a Buffer, and may detach what it is given.
         const pdf = await getDocumentProxy(new Uint8Array(bytes));
+        if (pdf.numPages > limits.maxPages) {
+          throw new BrokerError(
+            "invalid_params",
+            `the PDF has ${pdf.numPages} pages; at most ${limits.maxPages} are read (toolsets.documents.max_pages)`,
+            { pages: pdf.numPages, max_pages: limits.maxPages },
+          );
+        }
         const { totalPages, text } = await extractPdfText(pdf, { mergePages: true });
         return { text: tidy(text), pages: totalPages };
       }
       case "docx": {
-        // Loaded on first use, as cheerio below: the broker starts without them.
+        checkUnzippedSize(bytes, limits.maxUnzippedBytes);
+        // Loaded on first use: a process that never reads a DOCX does not pay for it.
         const { default: mammoth } = await import("mammoth");
-        return { text: tidy((await mammoth.extractRawText({ buffer: bytes })).value) };
+        const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        return { text: tidy((await mammoth.extractRawText({ buffer })).value) };
       }
       case "html":
-        return await readableHtml(bytes.toString("utf8"));
       case "txt":
-        return { text: tidy(bytes.toString("utf8").replace(/^\uFEFF/, "")) };
+        return await markupText(bytes, format);
     }
   } catch (err) {
+    if (err instanceof BrokerError) throw err;
     throw new BrokerError(
       "invalid_params",
       `the document could not be read as ${format}: ${(err as Error).message}`,
@@ -41,17 +59,44 @@ export async function extractText(bytes: Buffer, format: DocumentFormat): Promis
   }
 }
 
-/** The readable text of a page: no scripts, styles or navigation, one line per block. */
-async function readableHtml(html: string): Promise<ExtractedText> {
-  const cheerio = await import("cheerio");
-  const $ = cheerio.load(html);
-  const title = $("title").first().text().trim() || undefined;
-  $(NOT_CONTENT).remove();
-  $("br").replaceWith("\n");
-  $(BLOCKS).each((_, element) => {
-    $(element).prepend("\n").append("\n");
+/**
+ * The text of an HTML page or a text file: linear in its length whatever
+ * its shape, so it needs no limits of its own and may run in the broker (the
+ * search index reads its folders with it).
+ */
+export async function markupText(
+  bytes: Uint8Array,
+  format: "html" | "txt",
+): Promise<ExtractedText> {
+  const content = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  if (format === "txt") return { text: tidy(content.replace(/^\uFEFF/, "")) };
+  const { text, title } = await readableHtml(content);
+  return { text: tidy(text), title };
+}
+
+/**
+ * Refuses a DOCX whose XML parts would unpack to more than `max` bytes, from
+ * the sizes its zip directory declares, before anything is unpacked: a DOCX
+ * of a megabyte can hold gigabytes of XML, and the parser needs some thirty
+ * times the XML's size in memory. Pictures are not parsed and do not count.
+ * A zip that lies about its sizes is stopped by its process's memory limit
+ * instead.
+ */
+function checkUnzippedSize(bytes: Uint8Array, max: number): void {
+  let total = 0;
+  unzipSync(bytes, {
+    filter(entry) {
+      if (/\.(xml|rels)$/i.test(entry.name)) total += entry.originalSize;
+      return false;
+    },
   });
-  return { text: tidy($("body").length > 0 ? $("body").text() : $.root().text()), title };
+  if (total > max) {
+    throw new BrokerError(
+      "invalid_params",
+      `the DOCX's XML unpacks to ${total} bytes; at most ${max} are read (toolsets.documents.max_unzipped_mb)`,
+      { unzipped_bytes: total, max_unzipped_bytes: max },
+    );
+  }
 }
 
 /** Spaces collapsed within lines, at most one blank line between paragraphs. */

@@ -1,5 +1,5 @@
 import { realpath, readFile, stat } from "node:fs/promises";
-import { sep } from "node:path";
+import { resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BrokerError } from "../../contract/errors.js";
 import type { AddressPolicy } from "../../net/address-policy.js";
@@ -73,16 +73,26 @@ async function readRootedFile(url: URL, settings: FetchSettings): Promise<Fetche
   if (settings.roots.length === 0) {
     throw invalid("file:// URLs are not read: no folder is configured in toolsets.documents.roots");
   }
+  const outside = invalid(`${url.href} is outside the folders of toolsets.documents.roots`);
+  const roots = (
+    await Promise.all(
+      settings.roots.map(async (r) => [resolve(r), await realpath(r).catch(() => undefined)]),
+    )
+  )
+    .flat()
+    .filter((root) => root !== undefined);
+  const within = (path: string) =>
+    roots.some((root) => path === root || path.startsWith(root + sep));
+  // Outside the roots as written, the answer is the same whether the file exists or not:
+  // a caller learns nothing of the host's files.
+  if (!within(resolve(fileURLToPath(url)))) throw outside;
   let path: string;
   try {
     path = await realpath(fileURLToPath(url));
   } catch {
     throw invalid(`${url.href} does not exist`);
   }
-  const roots = await Promise.all(settings.roots.map((r) => realpath(r).catch(() => undefined)));
-  if (!roots.some((root) => root !== undefined && (path === root || path.startsWith(root + sep)))) {
-    throw invalid(`${url.href} is outside the folders of toolsets.documents.roots`);
-  }
+  if (!within(path)) throw outside;
   const info = await stat(path);
   if (!info.isFile()) throw invalid(`${url.href} is not a file`);
   if (info.size > settings.maxBytes) {

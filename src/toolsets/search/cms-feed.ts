@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "../../contract/log.js";
-import { extractText } from "../documents/extract-text.js";
+import { markupText } from "../documents/extract-text.js";
 import { openDatabase } from "../emcp/open-database.js";
 import type { EvoDatabase } from "../emcp/schema.js";
 import { urlUnder } from "../../net/url-under.js";
@@ -81,7 +81,7 @@ export class CmsFeed {
           this.index.remove(id);
           continue;
         }
-        const body = await extractText(Buffer.from(row.content ?? ""), "html");
+        const body = await markupText(Buffer.from(row.content ?? ""), "html");
         const when = (row.pub_date || row.editedon || row.createdon) * 1000;
         this.index.put({
           id,

@@ -3,7 +3,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, extname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Logger } from "../../contract/log.js";
-import { extractText } from "../documents/extract-text.js";
+import { markupText } from "../documents/extract-text.js";
 import type { TextIndex } from "./text-index.js";
 
 const EXTENSIONS = new Set([".txt", ".md", ".markdown", ".html", ".htm"]);
@@ -72,7 +72,7 @@ export class FolderFeed {
     try {
       const info = await stat(path);
       if (!info.isFile() || info.size > MAX_FILE_BYTES) return this.index.remove(id);
-      const extracted = await extractText(
+      const extracted = await markupText(
         await readFile(path),
         /\.html?$/i.test(path) ? "html" : "txt",
       );
