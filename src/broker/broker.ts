@@ -22,6 +22,7 @@ import type { ToolHealth } from "../registry/service-runtime.js";
 import { DEFAULT_ALLOWED_HOSTS } from "../net/host-allowlist.js";
 import { createBuiltinToolsets } from "../toolsets/builtins.js";
 import { dispatch } from "./dispatch.js";
+import { PacedTask } from "./paced-task.js";
 import { forbidden } from "./forbidden.js";
 import { BrokerMetrics } from "./metrics.js";
 import { RegistryDesk } from "./registry-desk.js";
@@ -93,7 +94,25 @@ export class Broker {
   private invoke!: Next;
   private store: StateStore | undefined;
   private auditSink: AuditSink | undefined;
-  private rebuildQueued = false;
+  /** Rebuilds after a source's tools changed, at most a fifth of the event loop however often. */
+  private readonly rebuilds = new PacedTask(
+    () =>
+      this.rebuild(false).catch((err: Error) =>
+        this.options.log.error({ err: err.message }, "tree rebuild failed"),
+      ),
+    REBUILD_SPACING,
+  );
+  /** Registered tools mounted after a registration, paced as rebuilds are. */
+  private readonly registryApplies = new PacedTask(() => {
+    this.applying = this.applying
+      .then(() => this.apply(this.config, false))
+      .then(
+        (counts) => this.options.log.debug(counts, "registered tools applied to the tree"),
+        (err: Error) =>
+          this.options.log.error({ err: err.message }, "applying the registry to the tree failed"),
+      );
+    return this.applying;
+  }, REBUILD_SPACING);
   private toolSearch!: ToolSearch;
   private inputBridgeKey: Uint8Array | undefined;
   readonly metrics: BrokerMetrics;
@@ -147,7 +166,7 @@ export class Broker {
       broker.registry = new RegistryDesk(registry, {
         mount: () => broker.config.registry?.mount ?? DEFAULT_REGISTRY_MOUNT,
         fits: (tools) => skeletonWithRegistry(broker.config, tools),
-        settled: () => broker.applying,
+        settled: () => broker.registryApplies.settled().then(() => broker.applying),
       });
       broker.sources = new SourcePool(
         options.log,
@@ -399,6 +418,8 @@ export class Broker {
   }
 
   async close(): Promise<void> {
+    this.rebuilds.stop();
+    this.registryApplies.stop();
     await this.toolRegistry?.close();
     await this.sources?.close();
     await this.store?.close();
@@ -407,13 +428,7 @@ export class Broker {
 
   /** Mounts and unmounts registered tools after a registration, here or on another instance. */
   private queueApply(): void {
-    this.applying = this.applying
-      .then(() => this.apply(this.config, false))
-      .then(
-        (counts) => this.options.log.debug(counts, "registered tools applied to the tree"),
-        (err: Error) =>
-          this.options.log.error({ err: err.message }, "applying the registry to the tree failed"),
-      );
+    this.registryApplies.request();
   }
 
   /** The tree for a config and the registered tools: changed sources restarted, others kept. */
@@ -471,14 +486,7 @@ export class Broker {
   }
 
   private queueRebuild(): void {
-    if (this.rebuildQueued || this.current === undefined) return;
-    this.rebuildQueued = true;
-    queueMicrotask(() => {
-      this.rebuildQueued = false;
-      this.rebuild(false).catch((err: Error) =>
-        this.options.log.error({ err: err.message }, "tree rebuild failed"),
-      );
-    });
+    if (this.current !== undefined) this.rebuilds.request();
   }
 
   private async rebuild(initial: boolean): Promise<void> {
@@ -510,6 +518,13 @@ export class Broker {
     if (!initial) for (const listener of this.treeListeners) listener();
   }
 }
+
+/**
+ * After a rebuild of the tree that took T, the next waits at least this many
+ * times T: rebuilds take at most a fifth of the event loop, however often a
+ * source says its tools changed.
+ */
+const REBUILD_SPACING = 4;
 
 /** The settings only a restart applies, by name. */
 function restartOnly(config: Config): Record<string, unknown> {

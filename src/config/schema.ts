@@ -76,7 +76,18 @@ export const mountFields = {
   path_aliases: z
     .record(z.string(), z.string().regex(/^[^/]+$/, "an alias is one path segment, without '/'"))
     .optional(),
+  max_tools: z
+    .int()
+    .positive()
+    .max(100_000)
+    .optional()
+    .describe(
+      "The most tools mounted from this source; more are left out, with a warning in the log. Default 1000.",
+    ),
 };
+
+/** The most tools a source mounts unless its `max_tools` says otherwise. */
+export const DEFAULT_MAX_TOOLS = 1000;
 
 /** A source as the tree sees it: its kind, and how its tools are mounted. */
 export type SourceConfig = { readonly backend: string } & z.infer<z.ZodObject<typeof mountFields>>;

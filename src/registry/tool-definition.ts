@@ -6,6 +6,7 @@
  * a misspelt field is refused by name rather than ignored.
  */
 import { z } from "zod";
+import { nestsDeeperThan } from "../contract/json-depth.js";
 import { compileArgsSchema } from "../tree/args-validator.js";
 
 export const TOOL_STATUSES = ["AVAILABLE", "UNAVAILABLE", "MAINTENANCE"] as const;
@@ -19,7 +20,21 @@ const Name = z
     "use 1 to 64 letters, digits, '_' or '-' (it becomes a path segment of the tree)",
   );
 
-const JsonSchema = z.record(z.string(), z.unknown(), { error: "expected a JSON Schema object" });
+/** The largest schema a function may declare, as JSON: far above any real one. */
+export const MAX_SCHEMA_CHARS = 64 * 1024;
+/** The deepest a function's schema may nest. */
+export const MAX_SCHEMA_DEPTH = 32;
+
+const JsonSchema = z
+  .record(z.string(), z.unknown(), { error: "expected a JSON Schema object" })
+  // Depth first: serializing a deeper value to measure it would recurse without end.
+  .refine((schema) => !nestsDeeperThan(schema, MAX_SCHEMA_DEPTH), {
+    error: `nests more than ${MAX_SCHEMA_DEPTH} levels deep; flatten it`,
+    abort: true,
+  })
+  .refine((schema) => JSON.stringify(schema).length <= MAX_SCHEMA_CHARS, {
+    error: `is larger than ${MAX_SCHEMA_CHARS} characters as JSON; describe the arguments more briefly`,
+  });
 
 const ServiceUrl = z
   .url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" })
@@ -85,7 +100,10 @@ export function definitionProblems(tool: ToolDefinition): string[] {
       const schema = fn[field];
       if (schema === undefined) continue;
       try {
-        compileArgsSchema(schema);
+        const { unchecked } = compileArgsSchema(schema);
+        if (unchecked !== undefined) {
+          problems.push(`${where}.${field}: cannot be checked by the broker: ${unchecked}`);
+        }
       } catch (err) {
         problems.push(`${where}.${field}: not a valid JSON Schema: ${(err as Error).message}`);
       }

@@ -1,6 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { compileArgsSchema } from "./args-validator.js";
-import type { Config, Limits } from "../config/schema.js";
+import { DEFAULT_MAX_TOOLS, type Config, type Limits } from "../config/schema.js";
 import { flatName } from "./flat-name.js";
 import { joinPath, parentOf } from "./path.js";
 import type { Skeleton } from "./skeleton.js";
@@ -46,8 +46,15 @@ export function buildTree(
   const leaves: ToolEntry[] = [];
   const leafPaths = new Set<string>();
   for (const mount of skeleton.mounts) {
-    const tools = toolsBySource.get(mount.id);
-    if (!tools) continue;
+    const listed = toolsBySource.get(mount.id);
+    if (!listed) continue;
+    const maxTools = mount.source.max_tools ?? DEFAULT_MAX_TOOLS;
+    if (listed.length > maxTools) {
+      warnings.push(
+        `${mount.id} lists ${listed.length} tools; the first ${maxTools} are mounted (max_tools)`,
+      );
+    }
+    const tools = listed.length > maxTools ? listed.slice(0, maxTools) : listed;
     const filter = new ToolFilter(mount.source.tool_filter);
     const overrides = mount.source.tool_overrides ?? {};
     const aliases = mount.source.path_aliases ?? {};
@@ -81,6 +88,11 @@ export function buildTree(
           `tool "${tool.name}" of ${mount.id} has an invalid inputSchema: ${(err as Error).message}`,
         );
         continue;
+      }
+      if (validateArgs.unchecked !== undefined) {
+        warnings.push(
+          `the arguments of ${path} are not checked by the broker, the backend checks them: ${validateArgs.unchecked}`,
+        );
       }
       if (override.example_args !== undefined) {
         try {

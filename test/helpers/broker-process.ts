@@ -4,6 +4,8 @@ import { cliArgv } from "./cli.js";
 export interface BrokerProcess {
   readonly child: ChildProcess;
   readonly url: string;
+  /** The log lines it has written so far, parsed. */
+  logLines(): Record<string, unknown>[];
   stop(): Promise<void>;
 }
 
@@ -26,6 +28,11 @@ export async function spawnBroker(configFile: string, ...flags: string[]): Promi
   return {
     child,
     url: `http://127.0.0.1:${port}`,
+    logLines: () =>
+      log
+        .split("\n")
+        .filter((l) => l.startsWith("{") && l.endsWith("}"))
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

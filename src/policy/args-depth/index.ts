@@ -1,4 +1,5 @@
 import { BrokerError } from "../../contract/errors.js";
+import { nestsDeeperThan } from "../../contract/json-depth.js";
 import { argumentsOf, type Link } from "../link.js";
 
 /**
@@ -14,7 +15,7 @@ import { argumentsOf, type Link } from "../link.js";
 export function argsDepth(): Link {
   return async function argsDepthLink(request, next) {
     const max = request.limits.max_args_depth;
-    if (exceeds(argumentsOf(request), max)) {
+    if (nestsDeeperThan(argumentsOf(request), max)) {
       throw new BrokerError(
         "invalid_params",
         `the arguments of ${request.path} are nested more than ${max} levels deep (max_args_depth); flatten them`,
@@ -23,17 +24,4 @@ export function argsDepth(): Link {
     }
     return next(request);
   };
-}
-
-/** Whether objects and arrays in `value` nest more than `max` levels. */
-function exceeds(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    const [item, depth] = top;
-    if (item === null || typeof item !== "object") continue;
-    if (depth + 1 > max) return true;
-    for (const child of Array.isArray(item) ? item : Object.values(item))
-      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
-  }
-  return false;
 }

@@ -25,6 +25,18 @@ const StartTimeoutSchema = z
     "Seconds the start may take (the MCP handshake and the first tools/list) before it counts as failed and is tried again; default 60. Give more to a server that npx or uvx fetches, or docker run pulls, on its first run.",
   );
 
+/** Pages of a backend's `tools/list` followed unless its source says otherwise. */
+export const DEFAULT_MAX_LIST_PAGES = 100;
+
+const MaxListPagesSchema = z
+  .int()
+  .positive()
+  .max(10_000)
+  .default(DEFAULT_MAX_LIST_PAGES)
+  .describe(
+    "Pages of the backend's tools/list followed; past them the list ends there, with a warning in the log. Default 100.",
+  );
+
 export const StdioSourceSchema = z.strictObject({
   backend: z.literal("stdio"),
   command: z
@@ -41,6 +53,7 @@ export const StdioSourceSchema = z.strictObject({
   cwd: z.string().optional(),
   revision: RevisionSchema,
   start_timeout_s: StartTimeoutSchema,
+  max_list_pages: MaxListPagesSchema,
   ...mountFields,
 });
 
@@ -76,6 +89,7 @@ export const HttpSourceSchema = z.strictObject({
     ),
   revision: RevisionSchema,
   start_timeout_s: StartTimeoutSchema,
+  max_list_pages: MaxListPagesSchema,
   ...mountFields,
 });
 

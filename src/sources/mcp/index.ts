@@ -7,7 +7,8 @@ import {
   type StdioSourceConfig,
 } from "./config.js";
 import { httpBackend } from "./http-backend.js";
-import { McpSource } from "./mcp-source.js";
+import { DEFAULT_MAX_TOOLS } from "../../config/schema.js";
+import { McpSource, type McpSourceSettings } from "./mcp-source.js";
 import { stdioBackend } from "./stdio-backend.js";
 
 /** An MCP server run as a child process, spoken to over its stdin and stdout. */
@@ -15,13 +16,7 @@ export const stdioKind = defineSourceKind<StdioSourceConfig>({
   backend: "stdio",
   configSchema: StdioSourceSchema,
   create: (config, { id, log }) =>
-    new McpSource(
-      id,
-      stdioBackend(id, config, log),
-      log,
-      config.revision,
-      config.start_timeout_s * 1000,
-    ),
+    new McpSource(id, stdioBackend(id, config, log), log, settingsOf(config)),
   identity: (config) =>
     JSON.stringify([
       config.command,
@@ -29,6 +24,8 @@ export const stdioKind = defineSourceKind<StdioSourceConfig>({
       config.cwd,
       config.revision,
       config.start_timeout_s,
+      config.max_list_pages,
+      config.max_tools,
     ]),
   check(config) {
     try {
@@ -44,8 +41,22 @@ export const stdioKind = defineSourceKind<StdioSourceConfig>({
 export const httpKind = defineSourceKind<HttpSourceConfig>({
   backend: "http",
   configSchema: HttpSourceSchema,
-  create: (config, { id, log }) =>
-    new McpSource(id, httpBackend(config), log, config.revision, config.start_timeout_s * 1000),
+  create: (config, { id, log }) => new McpSource(id, httpBackend(config), log, settingsOf(config)),
   identity: (config) =>
-    JSON.stringify([config.url, config.headers, config.revision, config.start_timeout_s]),
+    JSON.stringify([
+      config.url,
+      config.headers,
+      config.revision,
+      config.start_timeout_s,
+      config.max_list_pages,
+      config.max_tools,
+    ]),
 });
+
+function settingsOf(config: StdioSourceConfig | HttpSourceConfig): McpSourceSettings {
+  return {
+    revision: config.revision,
+    startTimeoutMs: config.start_timeout_s * 1000,
+    lists: { maxTools: config.max_tools ?? DEFAULT_MAX_TOOLS, maxPages: config.max_list_pages },
+  };
+}

@@ -21,6 +21,7 @@ import type {
   ServerRequest,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { setTimeout as delay } from "node:timers/promises";
 import { z } from "zod";
 import { BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
@@ -33,7 +34,9 @@ import type {
 } from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
 import type { BackendConnection, ConnectBackend } from "./backend-transport.js";
-import { DEFAULT_START_TIMEOUT_S, type Revision } from "./config.js";
+import { DEFAULT_MAX_TOOLS } from "../../config/schema.js";
+import { boundToolLists, type ToolListBounds } from "./bounded-tool-lists.js";
+import { DEFAULT_MAX_LIST_PAGES, DEFAULT_START_TIMEOUT_S, type Revision } from "./config.js";
 import { backendError, isConnectionLost } from "./errors.js";
 import { failureText } from "./failure-text.js";
 import { fetchTools } from "./fetch-tools.js";
@@ -65,6 +68,9 @@ function startFailure(err: unknown, connection: BackendConnection, timeoutMs: nu
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** The least time between two reads of a backend's tools after it announced changes. */
+const MIN_REFRESH_INTERVAL_MS = 1000;
 
 /** Rounds of input a 2026-07-28 backend may ask for in one request before it is cut off. */
 const MAX_INPUT_ROUNDS = 16;
@@ -104,6 +110,15 @@ type Relayed = Required<
   >
 >;
 
+export interface McpSourceSettings {
+  /** The revision to speak; `auto` probes. */
+  readonly revision?: Revision | undefined;
+  /** How long a start (handshake and first tools/list) may take before it counts as failed. */
+  readonly startTimeoutMs?: number | undefined;
+  /** How much of the backend's tools/list is read. */
+  readonly lists?: ToolListBounds | undefined;
+}
+
 /**
  * An MCP server as a source, over any client transport, in the revision it
  * speaks (probed with `server/discover`, then `initialize`, unless pinned):
@@ -129,15 +144,22 @@ export class McpSource implements Router, Relayed {
   private readonly inFlight = new InFlight();
   private readonly subscriptions = new Subscriptions();
   private listening: McpSubscription | undefined;
+  /** A read of the tools after list_changed is under way; another is due after it. */
+  private refreshing = false;
+  private refreshAgain = false;
+
+  private readonly revision: Revision;
+  private readonly startTimeoutMs: number;
 
   constructor(
     readonly name: string,
     private readonly connect: ConnectBackend,
     private readonly log: Logger,
-    private readonly revision: Revision = "auto",
-    /** How long a start (handshake and first tools/list) may take before it counts as failed. */
-    private readonly startTimeoutMs = DEFAULT_START_TIMEOUT_S * 1000,
-  ) {}
+    private readonly settings: McpSourceSettings = {},
+  ) {
+    this.revision = settings.revision ?? "auto";
+    this.startTimeoutMs = settings.startTimeoutMs ?? DEFAULT_START_TIMEOUT_S * 1000;
+  }
 
   /** The revision the backend speaks, once connected. */
   protocolVersion(): string | undefined {
@@ -392,8 +414,21 @@ export class McpSource implements Router, Relayed {
         },
         // Rounds of input are the caller's to answer, through `rounds`.
         inputRequired: { autoFulfill: false },
+        // Bounded by boundToolLists below, which keeps what fits rather than failing the walk.
         listMaxPages: 0,
       },
+    );
+    const lists = this.settings.lists ?? {
+      maxTools: DEFAULT_MAX_TOOLS,
+      maxPages: DEFAULT_MAX_LIST_PAGES,
+    };
+    boundToolLists(client, lists, (why) =>
+      this.log.warn(
+        { source: this.name, max_tools: lists.maxTools, max_list_pages: lists.maxPages },
+        why === "tools"
+          ? `the backend lists more than ${lists.maxTools} tools; the rest are left out (max_tools)`
+          : `the backend's tools/list goes on past ${lists.maxPages} pages; the rest are left out (max_list_pages)`,
+      ),
     );
     this.wire(client);
     const timeoutMs = this.startTimeoutMs;
@@ -521,16 +556,39 @@ export class McpSource implements Router, Relayed {
     }
   }
 
-  private async refreshTools(client: Client): Promise<void> {
-    try {
-      ({ tools: this.tools, hint: this.toolsHint } = await fetchTools(client));
-      this.emitChange("tools");
-    } catch (err) {
-      this.log.warn(
-        { source: this.name, err: (err as Error).message },
-        "tools/list after list_changed failed",
-      );
+  /**
+   * Reads the tools again after `list_changed`: one read at a time, and
+   * announcements that come meanwhile are served by one more read, at least
+   * a second after the last began. A backend announcing changes in a loop
+   * costs one tools/list a second, not one per announcement.
+   */
+  private refreshTools(client: Client): void {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
     }
+    this.refreshing = true;
+    void (async () => {
+      let began = 0;
+      do {
+        this.refreshAgain = false;
+        const wait = began + MIN_REFRESH_INTERVAL_MS - Date.now();
+        if (wait > 0) await delay(wait);
+        // Closed, or connected anew meanwhile: the new connection read its own tools.
+        if (this.closed || (this.client !== null && this.client !== client)) break;
+        began = Date.now();
+        try {
+          ({ tools: this.tools, hint: this.toolsHint } = await fetchTools(client));
+          this.emitChange("tools");
+        } catch (err) {
+          this.log.warn(
+            { source: this.name, err: (err as Error).message },
+            "tools/list after list_changed failed",
+          );
+        }
+      } while (this.refreshAgain);
+      this.refreshing = false;
+    })();
   }
 
   private onExit(client: Client): void {

@@ -1,0 +1,132 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compiledSchemaChars, compileArgsSchema } from "./args-validator.js";
+
+const withPattern = (pattern: string) =>
+  compileArgsSchema({ type: "object", properties: { s: { type: "string", pattern } } });
+
+describe("compileArgsSchema", () => {
+  it("checks a pattern that backtracks for ever, in linear time: ^(a+)+$ against 34 a's and !", () => {
+    const validate = withPattern("^(a+)+$");
+    expect(() => validate({ s: `${"a".repeat(34)}!` })).toThrow(
+      `argument 's' must match pattern "^(a+)+$"`,
+    );
+    // And against a hundred thousand: still linear.
+    expect(() => validate({ s: `${"a".repeat(100_000)}!` })).toThrow("must match pattern");
+    expect(() => validate({ s: "aaaa" })).not.toThrow();
+  });
+
+  it("patternProperties run on the same engine", () => {
+    const validate = compileArgsSchema({
+      type: "object",
+      patternProperties: { "^(x+x+)+y$": { type: "number" } },
+    });
+    expect(() => validate({ [`${"x".repeat(40)}y`]: "not a number" })).toThrow("must be number");
+    expect(() => validate({ [`${"x".repeat(40)}z`]: "anything" })).not.toThrow();
+  });
+
+  it("agrees with JavaScript's own engine on every pattern both read (fast-check)", () => {
+    const piece = fc.constantFrom(
+      "a",
+      "b",
+      ".",
+      "\\d",
+      "\\w",
+      "[ab]",
+      "[^a]",
+      "*",
+      "+",
+      "?",
+      "{1,2}",
+      "|",
+      "(",
+      ")",
+      "(?:",
+      "^",
+      "$",
+      "\\.",
+      "-",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 10 }).map((p) => p.join("")),
+        fc.string({ unit: fc.constantFrom("a", "b", "1", ".", "-", "x"), maxLength: 8 }),
+        (pattern, text) => {
+          let native: RegExp;
+          try {
+            native = new RegExp(pattern, "u");
+          } catch {
+            return; // not a pattern at all: ajv refuses the schema
+          }
+          let validate;
+          try {
+            validate = withPattern(pattern);
+          } catch {
+            return;
+          }
+          if (validate.unchecked !== undefined) return;
+          const passes = (() => {
+            try {
+              validate({ s: text });
+              return true;
+            } catch {
+              return false;
+            }
+          })();
+          expect(passes, `${pattern} on ${JSON.stringify(text)}`).toBe(native.test(text));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("a schema with a pattern RE2 cannot read is not checked at all, and says which", () => {
+    const validate = compileArgsSchema({
+      type: "object",
+      properties: { s: { type: "string", pattern: "^(?=x)x+$" }, n: { type: "number" } },
+      patternProperties: { "^(a)\\1$": { type: "number" } },
+    });
+    expect(validate.unchecked).toMatch(
+      /^its pattern .* cannot be checked in linear time \(lookaround or backreferences\)$/,
+    );
+    expect(validate.unchecked).toContain('"^(?=x)x+$"');
+    expect(validate.unchecked).toContain(JSON.stringify("^(a)\\1$"));
+    expect(() => validate({ s: "yyy", n: "not a number" })).not.toThrow();
+  });
+
+  it("a schema too large or too deep to check safely is not checked, and says why", () => {
+    const large = compileArgsSchema({ type: "object", description: "x".repeat(70_000) });
+    expect(large.unchecked).toBe("its schema is larger than 65536 characters");
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < 100; i++) deep = { type: "object", properties: { a: deep } };
+    expect(compileArgsSchema(deep).unchecked).toBe("its schema nests deeper than 64 levels");
+  });
+
+  it("an invalid schema is refused when read, naming the fault", () => {
+    expect(() =>
+      compileArgsSchema({ type: "object", properties: { a: { type: "strung" } } }),
+    ).toThrow(/schema\/properties\/a\/type/);
+  });
+
+  it("two schemas with the same $id both compile", () => {
+    compileArgsSchema({ $id: "urn:tool:args", type: "object" });
+    const second = compileArgsSchema({ $id: "urn:tool:args", type: "object", required: ["a"] });
+    expect(() => second({})).toThrow("missing required argument 'a'");
+  });
+
+  it("compiles a schema on first use, and keeps at most 4 Mi characters of compiled schemas", () => {
+    const big = (i: number) => ({
+      type: "object",
+      properties: { [`p${i}`]: { type: "string" } },
+      description: `${i} ${"x".repeat(60_000)}`,
+    });
+    const before = compiledSchemaChars();
+    const validators = Array.from({ length: 200 }, (_, i) => compileArgsSchema(big(i)));
+    expect(compiledSchemaChars()).toBe(before);
+    validators.forEach((validate, i) => validate({ [`p${i}`]: "text" }));
+    expect(compiledSchemaChars()).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(compiledSchemaChars()).toBeGreaterThan(3 * 1024 * 1024);
+    // One compiled out of the cache is compiled again when needed.
+    expect(() => validators[0]!({ p0: 1 })).toThrow("argument 'p0' must be string");
+  });
+});
