@@ -8,6 +8,7 @@ import type { CallContext, Principal, SourceEvent, SourceStatus } from "../contr
 import { renderResult } from "../output/render.js";
 import { truncateOutput } from "../output/truncate.js";
 import { compose, policyLinks, type PolicySettings } from "../policy/chain.js";
+import { DEFAULT_RESULT_QUOTA } from "../policy/admission/index.js";
 import type { Next, Outcome, Request, SourceRequestKind, SourceRequests } from "../policy/link.js";
 import { openStore } from "../state/open-store.js";
 import { sharedKey } from "../state/shared-key.js";
@@ -457,6 +458,13 @@ export class Broker {
         burst: r.burst ?? Math.max(1, Math.floor(r.per_minute / 6)),
       })),
       idempotencyTtlMs: (config.idempotency?.ttl_s ?? 86_400) * 1000,
+      idempotencyQuota: {
+        maxResultBytes: config.idempotency?.max_result_bytes ?? DEFAULT_RESULT_QUOTA.maxResultBytes,
+        maxBytesPerToken:
+          config.idempotency?.max_bytes_per_token ?? DEFAULT_RESULT_QUOTA.maxBytesPerToken,
+        maxKeysPerToken:
+          config.idempotency?.max_keys_per_token ?? DEFAULT_RESULT_QUOTA.maxKeysPerToken,
+      },
       redactKeys: config.redact ?? [],
       audit: this.auditSink!.write,
     };

@@ -513,6 +513,27 @@ export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]
           .positive()
           .optional()
           .describe("How long a key is remembered; default 86400."),
+        max_result_bytes: z
+          .int()
+          .positive()
+          .optional()
+          .describe(
+            "A larger result is not kept: the answer says so, and a repeat of the key is refused (409), never run again. Default 1048576.",
+          ),
+        max_bytes_per_token: z
+          .int()
+          .positive()
+          .optional()
+          .describe(
+            "Results one token keeps at once, in bytes, per broker instance; past it they are not kept, as above. Default 67108864.",
+          ),
+        max_keys_per_token: z
+          .int()
+          .positive()
+          .optional()
+          .describe(
+            "Results one token keeps at once, per broker instance; past it they are not kept, as above. Default 10000.",
+          ),
       })
       .optional(),
     state: z

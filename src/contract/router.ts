@@ -60,6 +60,8 @@ export interface CallContext {
   notify?(n: ServerNotification): void;
   /** Told when redaction removed something from the answer, for a caller that shows it. */
   redacted?(): void;
+  /** Told when an idempotency key did not keep the result (why), for a caller that shows it. */
+  unkept?(why: string): void;
   /** The client session the call came from: a shared backend's requests go back to it only. */
   readonly session?: string;
   /** The caller's id for this call (the registry's `call_id`), passed to backends that take one. */

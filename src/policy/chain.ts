@@ -10,7 +10,8 @@ import { audit, type AuditEntry } from "./audit/index.js";
 import { authorize } from "./authorize/index.js";
 import type { Link, Next } from "./link.js";
 import { limits } from "./limits/index.js";
-import { admission, type RateLimitRule } from "./admission/index.js";
+import { admission, DEFAULT_RESULT_QUOTA, type RateLimitRule } from "./admission/index.js";
+import { ResultQuota, type ResultQuotaLimits } from "./admission/result-quota.js";
 import { redact } from "./redact/index.js";
 import { timeout } from "./timeout/index.js";
 import { trace } from "./trace/index.js";
@@ -20,6 +21,8 @@ export interface PolicySettings {
   readonly store: StateStore;
   readonly rateLimits: readonly RateLimitRule[];
   readonly idempotencyTtlMs: number;
+  /** What a token may keep of idempotent results; DEFAULT_RESULT_QUOTA unless set. */
+  readonly idempotencyQuota?: ResultQuotaLimits | undefined;
   readonly redactKeys: readonly string[];
   readonly audit: (entry: AuditEntry, source: string) => void;
 }
@@ -31,7 +34,13 @@ export function policyLinks(settings: PolicySettings): Link[] {
     audit(settings.audit), // every outcome recorded, refusals included
     authorize(), // 403 before anything is spent
     // 429, counting refused-later requests too; a repeat of a keyed call returns the stored result
-    admission(settings.store, settings.rateLimits, settings.idempotencyTtlMs),
+    admission(
+      settings.store,
+      settings.rateLimits,
+      settings.idempotencyTtlMs,
+      undefined,
+      new ResultQuota(settings.idempotencyQuota ?? DEFAULT_RESULT_QUOTA),
+    ),
     argsDepth(), // before anything below walks the arguments recursively
     validateArguments(), // the tool's schema (tool calls)
     limits(), // request size and `limit`; result size on the way back

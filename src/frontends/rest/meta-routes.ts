@@ -31,12 +31,14 @@ export function metaRoutes(broker: Broker): Hono<AuthEnv> {
     const { path, args } = parseRequest(CallRequest, await jsonBody(c));
     const started = performance.now();
     let redacted = false;
+    let unkept: string | undefined;
     const out = await broker.call(path, args, {
       signal: c.req.raw.signal,
       deadline: Date.now() + FAR_FUTURE_MS,
       principal: c.get("principal"),
       idempotencyKey: c.req.header("idempotency-key"),
       redacted: () => (redacted = true),
+      unkept: (why) => (unkept = why),
     });
     c.header("server-timing", `call;dur=${(performance.now() - started).toFixed(1)}`);
     return c.json({
@@ -45,6 +47,7 @@ export function metaRoutes(broker: Broker): Hono<AuthEnv> {
       output: out.output,
       ...(out.truncated ? { truncated: true } : {}),
       ...(redacted ? { redacted: true } : {}),
+      ...(unkept === undefined ? {} : { idempotency: { kept: false, why: unkept } }),
     });
   });
   return app;

@@ -9,7 +9,8 @@ import {
   textResult,
   toolCall,
 } from "../../../test/helpers/requests.js";
-import { admission } from "./index.js";
+import { admission, UNKEPT_META } from "./index.js";
+import { ResultQuota } from "./result-quota.js";
 
 const store = new MemoryStore();
 afterAll(() => store.close());
@@ -23,6 +24,50 @@ describe("admission: idempotency", () => {
     const again = await link(toolCall({ a: 1 }, keyed("k1")), next);
     expect(again).toEqual(first);
     expect(runs).toBe(1);
+  });
+
+  it("does not keep a result over the bound: the answer says so, a repeat is refused, never run", async () => {
+    const quota = new ResultQuota({
+      maxResultBytes: 100,
+      maxBytesPerToken: 10_000,
+      maxKeysPerToken: 10,
+    });
+    const link = admission(store, [], 60_000, undefined, quota);
+    const next = answering(textResult("x".repeat(200)));
+    let told: string | undefined;
+    const call = toolCall(
+      { a: 1 },
+      { ctx: context({ idempotencyKey: "big-1", unkept: (w) => (told = w) }) },
+    );
+    const first = await link(call, next);
+    expect(first._meta?.[UNKEPT_META]).toEqual({ kept: false, why: told });
+    expect(told).toMatch(/^the result is \d+ bytes, over the 100 an idempotent result may have/);
+    await expect(link(toolCall({ a: 1 }, keyed("big-1")), next)).rejects.toMatchObject({
+      kind: "idempotency_conflict",
+      message: expect.stringContaining("ran, and its result was not kept"),
+    });
+    expect(next.reached).toHaveLength(1);
+  });
+
+  it("keeps a token's results up to its share, each token its own", async () => {
+    const quota = new ResultQuota({
+      maxResultBytes: 1000,
+      maxBytesPerToken: 10_000,
+      maxKeysPerToken: 3,
+    });
+    const link = admission(store, [], 60_000, undefined, quota);
+    const kept = async (token: string, key: string) => {
+      const principal = { id: token, scopes: ["*:/**"] };
+      const result = await link(
+        toolCall({}, { ctx: context({ idempotencyKey: key, principal }) }),
+        answering(textResult("small")),
+      );
+      return result._meta?.[UNKEPT_META] === undefined;
+    };
+    const a = [];
+    for (let i = 0; i < 5; i++) a.push(await kept("quota-a", `qa-${i}`));
+    expect(a).toEqual([true, true, true, false, false]);
+    expect(await kept("quota-b", "qb-0")).toBe(true);
   });
 
   it("refuses the same key with another payload as a conflict", async () => {

@@ -5,6 +5,8 @@ import { BrokerError } from "../../contract/errors.js";
 import type { Bucket, StateStore } from "../../state/store.js";
 import { policyEvent } from "../../telemetry/mcp-operation.js";
 import type { Link, Request, Result, ToolCall } from "../link.js";
+import { resultBytes } from "../result-bytes.js";
+import { ResultQuota, type ResultQuotaLimits } from "./result-quota.js";
 
 export interface RateLimitRule {
   /** A token id, or "*" for every caller (each with its own bucket). */
@@ -16,7 +18,19 @@ export interface RateLimitRule {
 
 type IdempotencyRecord =
   | { state: "running"; payload: string; call: string }
-  | { state: "done"; payload: string; result: Result };
+  | { state: "done"; payload: string; result: Result }
+  /** The call ran, and its result was not kept (why): a repeat is refused, never run again. */
+  | { state: "unkept"; payload: string; why: string };
+
+/** Where a result says its idempotency key did not keep it. */
+export const UNKEPT_META = "mcp-broker/idempotency";
+
+/** What a token may keep of idempotent results unless the config says otherwise. */
+export const DEFAULT_RESULT_QUOTA: ResultQuotaLimits = {
+  maxResultBytes: 1024 * 1024,
+  maxBytesPerToken: 64 * 1024 * 1024,
+  maxKeysPerToken: 10_000,
+};
 
 const POLL_MS = 25;
 /**
@@ -46,7 +60,9 @@ const LEASE_MS = 10_000;
  * retry runs the call (which may then have run twice, if the dead instance's
  * backend got as far: no broker can know). The result is handed to the store
  * before the answer leaves (`StateStore.handOff`), so a repeat of an answered
- * call never runs it again, whichever instance it reaches.
+ * call never runs it again, whichever instance it reaches. A result over
+ * `quota`'s bounds is not kept: the answer says so (`_meta` and the call's
+ * `unkept`), and a repeat is refused as a conflict, not run again.
  *
  * @example
  * compose([admission(store, [{ token: "*", path: "/**", perMinute: 600, burst: 60 }], 86_400_000)], callSource)
@@ -56,6 +72,7 @@ export function admission(
   rules: readonly RateLimitRule[],
   ttlMs: number,
   leaseMs = LEASE_MS,
+  quota: ResultQuota = new ResultQuota(DEFAULT_RESULT_QUOTA),
 ): Link {
   const compiled = rules.map((rule, index) => ({
     rule,
@@ -128,6 +145,13 @@ export function admission(
         );
       }
       if (record.state === "done") return record.result;
+      if (record.state === "unkept") {
+        throw new BrokerError(
+          "idempotency_conflict",
+          `the call with idempotency key "${key}" ran, and its result was not kept (${record.why}); it is not run again: use a new key to run it again`,
+          { idempotency_key: key },
+        );
+      }
       if (Date.now() > deadline || call.ctx.signal.aborted) {
         throw new BrokerError(
           "timeout",
@@ -156,9 +180,13 @@ export function admission(
     // awaited (that would be a second round trip a call): a write the kernel holds survives
     // this process. A failed write leaves the claim to lapse, and a repeat then runs the call
     // again; the answer is not withheld for it.
-    const done = JSON.stringify({ state: "done", payload, result } satisfies IdempotencyRecord);
-    await store.handOff(storeKey, done, ttlMs).catch(() => undefined);
-    return result;
+    const why = quota.take(call.ctx.principal.id, resultBytes(result), Date.now() + ttlMs);
+    const record: IdempotencyRecord =
+      why === undefined ? { state: "done", payload, result } : { state: "unkept", payload, why };
+    await store.handOff(storeKey, JSON.stringify(record), ttlMs).catch(() => undefined);
+    if (why === undefined) return result;
+    call.ctx.unkept?.(why);
+    return { ...result, _meta: { ...result._meta, [UNKEPT_META]: { kept: false, why } } };
   };
 }
 
