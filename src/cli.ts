@@ -121,8 +121,13 @@ program
       const connection = serveStdio(
         ({ era }) =>
           name === undefined
-            ? createMcpServer(broker, { expose: config.expose ?? "meta", principal, era, bridge })
-            : createSourceServer(broker, name, principal, era, bridge),
+            ? createMcpServer(broker, {
+                expose: config.expose ?? "meta",
+                principal: () => principal,
+                era,
+                bridge,
+              })
+            : createSourceServer(broker, name, () => principal, era, bridge),
         { onerror: (err) => log.warn({ err }, "MCP stdio error") },
       );
       let stopping: Promise<void> | undefined;

@@ -4,6 +4,7 @@ import { serve as listen, type ServerType } from "@hono/node-server";
 import { credentialsOf } from "./auth/credentials.js";
 import { Broker } from "./broker/broker.js";
 import type { Logger } from "./contract/log.js";
+import { ConfigError } from "./config/errors.js";
 import { loadConfig } from "./config/load.js";
 import type { Config } from "./config/schema.js";
 import { createHttpApp } from "./frontends/http/app.js";
@@ -38,6 +39,7 @@ export interface RunningServer {
 export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
   const { log } = options;
   let config = await loadConfig(options.configFile, ConfigSchema);
+  checkResourceKnown(options.host, config, options.configFile);
   const broker = await Broker.start(config, {
     log,
     ignoreBroken: options.ignoreBroken,
@@ -86,6 +88,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
   const watcher = options.reload
     ? watchConfig(options.configFile, log, async () => {
         const next = await loadConfig(options.configFile, ConfigSchema);
+        checkResourceKnown(options.host, next, options.configFile);
         await broker.reload(next);
         config = next;
         credentials = credentialsOf(next.auth, options.secret, credentials);
@@ -125,6 +128,21 @@ function allowedHosts(listen: string, config: Config, log: Logger): HostGuardOpt
       configured ?? (wildcard ? "any" : [...new Set(["localhost", "127.0.0.1", "[::1]", own])]),
     ...(origins === undefined ? {} : { allowedOrigins: origins }),
   };
+}
+
+/**
+ * Refuses an OAuth config whose resource URL would come from an unchecked
+ * `Host` header: on every interface without `http.allowed_hosts`, anyone
+ * could make the broker's metadata name a host of theirs, and clients would
+ * ask for tokens for it.
+ */
+function checkResourceKnown(listen: string, config: Config, file: string): void {
+  const oauth = config.auth?.oauth;
+  if (oauth === undefined || oauth.resource !== undefined) return;
+  if (config.http?.allowed_hosts !== undefined || !isEveryInterface(listen)) return;
+  throw new ConfigError(file, [
+    `$.auth.oauth.resource: the broker listens on every interface (${listen}) without http.allowed_hosts, so its public URL cannot be told from a request's Host header; set auth.oauth.resource to it (https://broker.example.com), or list the host names in http.allowed_hosts`,
+  ]);
 }
 
 /** Calls `onChange` once edits to the file settle; a failed reload keeps the running config. */

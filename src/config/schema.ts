@@ -130,8 +130,16 @@ const ScopeSchema = z
     'a scope is ACTION:PATH-GLOB, ACTION one of tree, describe, call, register, admin or *, such as "call:/cms/**"',
   );
 
+/** Principal ids the broker gives callers of its own: no token may take one. */
+export const RESERVED_PRINCIPAL_IDS = ["anonymous", "shared-secret", "stdio"] as const;
+
 export const TokenEntrySchema = z.strictObject({
-  id: z.string().regex(/^[A-Za-z0-9_.-]+$/, "an id is letters, digits, _ . -"),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, "an id is letters, digits, _ . -")
+    .refine((id) => !(RESERVED_PRINCIPAL_IDS as readonly string[]).includes(id), {
+      error: `is the broker's own name for a caller (${RESERVED_PRINCIPAL_IDS.join(", ")}); choose another`,
+    }),
   sha256: z
     .string()
     .regex(
@@ -171,7 +179,7 @@ const OAuthSchema = z
       .url({ protocol: /^https?$/ })
       .optional()
       .describe(
-        "The broker's public base URL, as clients reach it (https://broker.example.com): the `resource` of its protected resource metadata. Default: the origin a request came to.",
+        "The broker's public base URL, as clients reach it (https://broker.example.com): the `resource` of its protected resource metadata. Required when the broker listens on every interface without http.allowed_hosts; otherwise the default is the origin a request came to, among the allowed hosts.",
       ),
     jwks_url: z
       .url({ protocol: /^https?$/ })
@@ -190,7 +198,13 @@ const OAuthSchema = z
       .record(z.string().min(1), z.array(ScopeSchema).min(1))
       .optional()
       .describe(
-        'The broker scopes each token scope grants: {"mcp:cms": ["call:/cms/**", "tree:/cms/**"]}. A token scope written as ACTION:GLOB grants itself; any other is ignored.',
+        'The broker scopes each token scope grants: {"mcp:cms": ["call:/cms/**", "tree:/cms/**"]}. Any other token scope is ignored, unless literal_scopes is true.',
+      ),
+    literal_scopes: z
+      .boolean()
+      .optional()
+      .describe(
+        "Let a token scope written as a broker scope (call:/cms/**) grant itself. Default false: only scope_map grants, so what an identity provider lets users put in their tokens grants nothing by accident.",
       ),
     algorithms: z
       .array(z.enum(OAUTH_ALGORITHMS))
@@ -204,7 +218,9 @@ const OAuthSchema = z
       .min(0)
       .max(300)
       .optional()
-      .describe("How far `exp` and `nbf` may be off the broker's clock; default 30."),
+      .describe(
+        "How far `exp`, `nbf` and `iat` may be off the broker's clock; default 30. A token issued further in the future is refused.",
+      ),
   })
   .describe(
     "Bearer JWTs from an OAuth 2.1 authorization server, beside (or instead of) static tokens.",

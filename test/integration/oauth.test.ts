@@ -137,16 +137,18 @@ describe("bearer JWTs", () => {
       `Bearer error="insufficient_scope", scope="mcp:call", resource_metadata="${RESOURCE}/.well-known/oauth-protected-resource"`,
     );
     expect(res.body.error.details.scope).toBe("call:/fx/pid");
-    // A scope no mapped scope grants is asked for as the broker scope itself, which a token may carry.
+    // No mapped scope grants it: there is no scope to ask the authorization server for.
     const other = await post("/meta_call", { path: "/other/pid", args: {} }, await jwt());
     expect(other.status).toBe(403);
-    expect(other.headers.get("www-authenticate")).toContain('scope="call:/other/pid"');
+    expect(other.headers.get("www-authenticate")).toBe(
+      `Bearer error="insufficient_scope", resource_metadata="${RESOURCE}/.well-known/oauth-protected-resource"`,
+    );
   });
 
-  it("a token scope written as ACTION:GLOB grants itself; Entra's scp array is read too", async () => {
-    expect((await call(await jwt({ scope: "call:/fx/pid" }))).status).toBe(200);
+  it("a token scope written as ACTION:GLOB grants nothing by itself; Entra's scp array is read too", async () => {
+    expect((await call(await jwt({ scope: "call:/fx/pid" }))).status).toBe(403);
+    expect((await call(await jwt({ scope: "admin:/** call:/**" }))).status).toBe(403);
     expect((await call(await jwt({ scope: undefined, scp: ["mcp:call"] }))).status).toBe(200);
-    expect((await call(await jwt({ scope: "call:/other/**" }))).status).toBe(403);
   });
 
   it("static tokens keep working beside OAuth", async () => {
@@ -168,6 +170,54 @@ describe("bearer JWTs", () => {
     const result = await client.callTool({ name: "meta_call", arguments: { path: "/fx/pid" } });
     expect(result.isError).toBeFalsy();
     await client.close();
+  });
+
+  it("a JWT whose subject is a static token's id is not that token: not its session, not its audit", async () => {
+    // A session opened by the static token "ci" (every scope).
+    const open = await fetch(`${url}/mcp`, {
+      method: "POST",
+      headers: {
+        ...bearer(ci),
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "t", version: "1" },
+        },
+      }),
+    });
+    const session = open.headers.get("mcp-session-id")!;
+    expect(session).toBeTruthy();
+    const impostor = await fetch(`${url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${await jwt({ sub: "ci", scope: "mcp:read" })}`,
+        "mcp-session-id": session,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "meta_call", arguments: { path: "/other/pid" } },
+      }),
+    });
+    expect(impostor.status).toBe(403);
+    await call(await jwt({ sub: "ci" }));
+    await expect
+      .poll(() =>
+        lines()
+          .filter((l) => l.audit?.path === "/fx/pid")
+          .map((l) => l.audit.token),
+      )
+      .toContain("oauth:ci");
   });
 
   it("garbage and mangled tokens are 401, never a crash or a pass", async () => {

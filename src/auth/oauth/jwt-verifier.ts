@@ -7,6 +7,8 @@ import { sha256 } from "../token-book.js";
 import { brokerScopes, tokenScopes, type ScopeMap } from "./token-scopes.js";
 
 const DEFAULT_CLOCK_SKEW_S = 30;
+/** What a JWT principal's id begins with, before its subject. */
+export const OAUTH_PRINCIPAL_PREFIX = "oauth:";
 /** Verified tokens remembered, by digest: a client sends the same token on every request. */
 const REMEMBERED_TOKENS = 10_000;
 /** ...for at most this long, so a withdrawn key stops working soon even for a known token. */
@@ -22,9 +24,12 @@ export type JwtVerdict = { readonly principal: Principal } | JwtRefusal;
  * Verifies bearer JWTs as an OAuth 2.1 resource server: the signature against
  * the issuer's keys (asymmetric algorithms from an allowlist only: `none` and
  * HS* never, so a public key cannot be used as an HMAC secret), `iss`, `aud`,
- * `exp` (required) and `nbf` with a small clock skew. The principal's id is
- * the token's `sub` (or, for a client's own token, `client_id`/`azp`); its
- * scopes are the token's scopes through `scope_map`.
+ * `exp` (required), `nbf` and `iat` with a small clock skew (a token issued
+ * in the future is refused). The principal's id is `oauth:` and the token's
+ * `sub` (or, for a client's own token, `client_id`/`azp`): a static token's
+ * id has no `:`, so the two kinds of principal never meet, whatever a token
+ * says its subject is. Its scopes are the token's scopes through `scope_map`
+ * (and, with `literal_scopes`, those written as broker scopes).
  */
 export class JwtVerifier {
   private readonly remembered = new LRUCache<string, { principal: Principal; until: number }>({
@@ -66,13 +71,23 @@ export class JwtVerifier {
       }
       return { reason: refusalOf(err) };
     }
-    const id = [payload.sub, payload.client_id, payload.azp].find(
+    const skewS = this.settings.clock_skew_s ?? DEFAULT_CLOCK_SKEW_S;
+    if (typeof payload.iat === "number" && payload.iat > Date.now() / 1000 + skewS) {
+      return { reason: "the token was issued in the future (iat past the clock skew)" };
+    }
+    const subject = [payload.sub, payload.client_id, payload.azp].find(
       (v): v is string => typeof v === "string" && v !== "",
     );
-    if (id === undefined) return { reason: "the token names no subject (sub, client_id or azp)" };
+    if (subject === undefined) {
+      return { reason: "the token names no subject (sub, client_id or azp)" };
+    }
     const principal: Principal = {
-      id,
-      scopes: brokerScopes(tokenScopes(payload, this.settings.scopes_claim), this.scopeMap),
+      id: `${OAUTH_PRINCIPAL_PREFIX}${subject}`,
+      scopes: brokerScopes(
+        tokenScopes(payload, this.settings.scopes_claim),
+        this.scopeMap,
+        this.settings.literal_scopes === true,
+      ),
     };
     const until = Math.min(Date.now() + REMEMBER_MS, (payload.exp as number) * 1000);
     this.remembered.set(key, { principal, until });

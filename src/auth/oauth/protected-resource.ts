@@ -44,8 +44,15 @@ export class ProtectedResource {
 
   /** A 403's challenge: the token scopes that would allow `action` on `target`. */
   stepUp(origin: string, requestPath: string, action: ScopeAction, target: string): string {
-    const scope = scopesGranting(action, target, this.scopeMap).join(" ");
-    return `Bearer error="insufficient_scope", scope="${scope.replace(/["\\]/g, "")}", resource_metadata="${this.metadataUrl(origin, requestPath)}"`;
+    const scope = scopesGranting(
+      action,
+      target,
+      this.scopeMap,
+      this.settings.literal_scopes === true,
+    ).join(" ");
+    // No scope the operator mapped grants it: nothing to ask the authorization server for.
+    const asked = scope === "" ? "" : `, scope="${scope.replace(/["\\]/g, "")}"`;
+    return `Bearer error="insufficient_scope"${asked}, resource_metadata="${this.metadataUrl(origin, requestPath)}"`;
   }
 
   private metadataUrl(origin: string, requestPath: string): string {

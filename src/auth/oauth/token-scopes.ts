@@ -26,24 +26,34 @@ function valueAt(payload: JWTPayload, path: string): unknown {
   return value;
 }
 
-/** The broker scopes of a token's scopes: each one mapped, or itself where it is a broker scope. */
-export function brokerScopes(scopes: readonly string[], map: ScopeMap): string[] {
+/**
+ * The broker scopes of a token's scopes: each one mapped; with `literal`,
+ * also one written as a broker scope, as itself. Off by default: an identity
+ * provider may let users or clients ask for any scope string, and one spelt
+ * `admin:/**` must not grant what it says unless the operator chose that.
+ */
+export function brokerScopes(scopes: readonly string[], map: ScopeMap, literal = false): string[] {
   const granted = new Set<string>();
   for (const scope of scopes) {
     if (Object.hasOwn(map, scope)) for (const s of map[scope]!) granted.add(s);
-    else if (SCOPE_PATTERN.test(scope)) granted.add(scope);
+    else if (literal && SCOPE_PATTERN.test(scope)) granted.add(scope);
   }
   return [...granted];
 }
 
 /**
  * The token scopes that would let a caller do `action` on `path`, for a
- * step-up challenge: the mapped scopes that grant it, else the broker scope
- * itself (which a token may carry as it is).
+ * step-up challenge: the mapped scopes that grant it, else (with `literal`)
+ * the broker scope itself, which a token may then carry as it is.
  */
-export function scopesGranting(action: ScopeAction, path: string, map: ScopeMap): string[] {
+export function scopesGranting(
+  action: ScopeAction,
+  path: string,
+  map: ScopeMap,
+  literal = false,
+): string[] {
   const granting = Object.entries(map)
     .filter(([, scopes]) => allows({ id: "", scopes }, action, path))
     .map(([scope]) => scope);
-  return granting.length > 0 ? granting : [`${action}:${path}`];
+  return granting.length > 0 || !literal ? granting : [`${action}:${path}`];
 }

@@ -72,10 +72,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   /** One MCP URL of both revisions, whose servers `createServer` makes for each. */
   const endpoint = (
     path: string,
-    createServer: (principal: Principal, era: Era) => Server,
+    createServer: (principal: () => Principal, era: Era) => Server,
     watch: (notify: ServerNotifier) => () => void,
   ): BothRevisions => {
-    const legacyServer = (principal: Principal) => createServer(principal, "legacy");
+    const legacyServer = (principal: () => Principal) => createServer(principal, "legacy");
     return new BothRevisions(
       options.stateless
         ? new StatelessHttp(legacyServer, maxBytes)
@@ -86,7 +86,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       watch,
     );
   };
-  const brokerServer = (principal: Principal, era: Era) =>
+  const brokerServer = (principal: () => Principal, era: Era) =>
     createMcpServer(broker, { expose: options.expose(), principal, era, bridge });
   const sourceSessions = new Map<string, BothRevisions>();
   const sessions = endpoint("/mcp", brokerServer, (notify) => notifyChanges(broker, notify));
@@ -232,15 +232,16 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.all("/mcp", async (c) => sessions.handle(c.req.raw, c.get("principal"), await posted(c)));
   // The HTTP+SSE transport of 2024-11-05, for clients that speak only it.
   app.get("/sse", async (c) => {
-    const principal = c.get("principal");
-    await legacy.open(c.env.outgoing, principal, brokerServer(principal, "legacy"));
+    await legacy.open(c.env.outgoing, c.get("principal"), (principal) =>
+      brokerServer(principal, "legacy"),
+    );
     return RESPONSE_ALREADY_SENT;
   });
   app.get("/sse/:name", async (c) => {
-    const principal = c.get("principal");
     const name = broker.source(c.req.param("name")).name;
-    const server = createSourceServer(broker, name, principal, "legacy", bridge);
-    await legacy.open(c.env.outgoing, principal, server);
+    await legacy.open(c.env.outgoing, c.get("principal"), (principal) =>
+      createSourceServer(broker, name, principal, "legacy", bridge),
+    );
     return RESPONSE_ALREADY_SENT;
   });
   app.post(LEGACY_MESSAGES_PATH, async (c) => {

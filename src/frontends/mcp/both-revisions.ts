@@ -25,13 +25,13 @@ export class BothRevisions implements McpHttpEndpoint {
 
   constructor(
     private readonly legacy: McpHttpEndpoint,
-    createServer: (principal: Principal) => Server,
+    createServer: (principal: () => Principal) => Server,
     private readonly maxRequestBodySize: number,
     log: Logger,
     /** Subscribes the endpoint's `subscriptions/listen` streams to what changes; returns the cleanup. */
     watch: (notify: ServerNotifier) => () => void,
   ) {
-    this.modern = createMcpHandler((ctx) => createServer(principalOf(ctx.authInfo)), {
+    this.modern = createMcpHandler((ctx) => createServer(() => principalOf(ctx.authInfo)), {
       legacy: "reject",
       maxRequestBodySize,
       onerror: (err) => log.debug({ err }, "MCP 2026-07-28 request refused"),

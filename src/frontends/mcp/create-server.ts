@@ -33,7 +33,11 @@ import { requestContext } from "./request-context.js";
 
 export interface McpServerOptions {
   readonly expose: ExposeMode;
-  readonly principal: Principal;
+  /**
+   * Who calls: read on every request, so a session's scopes are its token's as
+   * they are now (a reload that narrows them reaches open sessions at once).
+   */
+  readonly principal: () => Principal;
   readonly era: Era;
   readonly bridge: InputBridge;
 }
@@ -64,7 +68,7 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
   );
   const session = randomUUID();
   server.onerror = (err) => broker.log.warn({ err }, "MCP session error");
-  const host = sdkHost(server, options.era, options.principal, options.bridge);
+  const host = sdkHost(server, options.era, options.principal().id, options.bridge);
   const subscribed = serveBroker(host, broker, { ...options, session });
   // A server that lives for one request does not hear of changes: they reach
   // its client on the endpoint's `subscriptions/listen` streams (listen-notices.ts).
@@ -90,7 +94,7 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
 export function serveBroker(
   host: HandlerHost,
   broker: Broker,
-  options: { expose: ExposeMode; principal: Principal; session: string },
+  options: { expose: ExposeMode; principal: () => Principal; session: string },
 ): ReadonlySet<string> {
   const { principal, session } = options;
   const showMeta = options.expose !== "flat";
@@ -100,20 +104,20 @@ export function serveBroker(
   handleRequest(host, ListToolsRequestSchema, handling, async () => ({
     tools: [
       ...(showMeta ? META_TOOLS : []),
-      ...(showFlat ? broker.callableTools(principal).map(flatTool) : []),
+      ...(showFlat ? broker.callableTools(principal()).map(flatTool) : []),
     ],
     // The meta tools never change; flat tools are as fresh as their sources say.
     ...(showFlat
       ? combinedHint(
           broker.allSources().map((s) => s.toolsCacheHint()),
-          principal,
+          principal(),
         )
       : {}),
   }));
 
   handleRequest(host, CallToolRequestSchema, handling, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
-    const ctx = requestContext(extra, principal, session, request.params._meta);
+    const ctx = requestContext(extra, principal(), session, request.params._meta);
     if (showMeta && META_TOOL_NAMES.has(name)) return metaCall(broker, name, args, ctx);
     const leaf = showFlat ? broker.tree().toolByFlatName(name) : undefined;
     if (!leaf)
@@ -124,7 +128,9 @@ export function serveBroker(
     return toCallToolResult(await broker.call(leaf.path, args, ctx));
   });
 
-  return serveAggregateCatalog(host, broker, (extra) => requestContext(extra, principal, session));
+  return serveAggregateCatalog(host, broker, (extra) =>
+    requestContext(extra, principal(), session),
+  );
 }
 
 /** The meta tools; a failure (a path that is not there) is theirs to answer as a tool result. */

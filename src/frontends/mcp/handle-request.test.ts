@@ -16,7 +16,7 @@ async function serve(register: (host: HandlerHost) => void): Promise<Client> {
     { name: "t", version: "1" },
     { capabilities: { tools: {}, resources: {} } },
   );
-  register(sdkHost(server, "legacy", { id: "t", scopes: [] }, new InputBridge()));
+  register(sdkHost(server, "legacy", "t", new InputBridge()));
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: "c", version: "1" });

@@ -10,7 +10,6 @@ import type {
   ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Principal } from "../../contract/router.js";
 import type { BridgeState, InputBridge } from "./input-bridge.js";
 import { ProtocolError } from "./protocol-error.js";
 import type { RequestExtra } from "./request-context.js";
@@ -52,7 +51,8 @@ const RelayedClientResult = z.looseObject({});
 export function sdkHost(
   server: Server,
   era: Era,
-  principal: Principal,
+  /** The principal id the session belongs to: a 2026-07-28 request state is sealed to it. */
+  owner: string,
   bridge: InputBridge,
 ): HandlerHost {
   return {
@@ -97,7 +97,7 @@ export function sdkHost(
           {
             state: ctx.mcpReq.requestState<BridgeState>(),
             inputResponses: ctx.mcpReq.inputResponses,
-            owner: principal.id,
+            owner,
             signal: ctx.mcpReq.signal,
             notify: sendNotification,
           },

@@ -47,7 +47,8 @@ export class HttpSessions implements McpHttpEndpoint {
   constructor(
     /** The endpoint's path, such as `/mcp`: its sessions' ids are good there only. */
     private readonly endpoint: string,
-    private readonly createServer: (principal: Principal) => Server,
+    /** A session's server; it reads who calls on every request (`OpenSession.authenticated`). */
+    private readonly createServer: (principal: () => Principal) => Server,
     private readonly book: SessionBook,
     private readonly maxRequestBodySize: number,
     /** Keep each session's stream events for `Last-Event-ID` resumption (costs every call). */
@@ -63,6 +64,7 @@ export class HttpSessions implements McpHttpEndpoint {
       const session = this.book.use(id, this.endpoint) ?? (await this.takeUp(id, principal));
       if (!session) return sessionNotFound(id);
       if (session.owner !== principal.id) throw foreignSession(id);
+      session.authenticated(principal);
       const copy = this.copies.get(id);
       if (!this.shared || !copy) return session.transport.handleRequest(request, { parsedBody });
       this.shared.touch(id);
@@ -121,7 +123,8 @@ export class HttpSessions implements McpHttpEndpoint {
     sessionId: () => string,
     record: SessionRecord | undefined,
   ): { server: Server; transport: WebStandardStreamableHTTPServerTransport } {
-    const server = this.createServer(principal);
+    let current = principal;
+    const server = this.createServer(() => current);
     let copy: SessionCopy | undefined;
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
@@ -136,6 +139,7 @@ export class HttpSessions implements McpHttpEndpoint {
               id: sid,
               endpoint: this.endpoint,
               owner: principal.id,
+              authenticated: (now) => (current = now),
               server,
               transport,
               lastUsed: Date.now(),

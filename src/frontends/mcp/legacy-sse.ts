@@ -14,6 +14,8 @@ interface LegacySession {
   readonly transport: SSEServerTransport;
   readonly server: Server;
   readonly owner: string;
+  /** Its owner's principal as a message just authenticated it: its scopes as they are now. */
+  authenticated(principal: Principal): void;
 }
 
 /**
@@ -36,10 +38,11 @@ export class LegacySse {
     private readonly log: Logger,
     private readonly shared?: SharedSseStreams,
   ) {
-    this.stopListening = shared?.listen((stream, body) => {
-      this.sessions
-        .get(stream)
-        ?.transport.handleMessage(body)
+    this.stopListening = shared?.listen((stream, body, principal) => {
+      const session = this.sessions.get(stream);
+      if (session && principal.id === session.owner) session.authenticated(principal);
+      session?.transport
+        .handleMessage(body)
         .catch((err: Error) =>
           log.warn({ stream, err: err.message }, "a relayed SSE message was not taken"),
         );
@@ -50,10 +53,16 @@ export class LegacySse {
     return this.sessions.size;
   }
 
-  /** Opens a stream on `outgoing` for `principal`, served by `server`. */
-  async open(outgoing: ServerResponse, principal: Principal, server: Server): Promise<void> {
+  /**
+   * Opens a stream on `outgoing` for `principal`, served by a server of
+   * `createServer`, which reads who calls on every message.
+   */
+  async open(
+    outgoing: ServerResponse,
+    principal: Principal,
+    createServer: (principal: () => Principal) => Server,
+  ): Promise<void> {
     if (this.sessions.size >= this.max) {
-      await server.close();
       throw new BrokerError(
         "unavailable",
         `the broker has ${this.max} legacy SSE streams open (sessions.max); retry later, or use Streamable HTTP at /mcp`,
@@ -61,7 +70,14 @@ export class LegacySse {
     }
     const transport = new SSEServerTransport(LEGACY_MESSAGES_PATH, outgoing);
     const id = transport.sessionId;
-    this.sessions.set(id, { transport, server, owner: principal.id });
+    let current = principal;
+    const server = createServer(() => current);
+    this.sessions.set(id, {
+      transport,
+      server,
+      owner: principal.id,
+      authenticated: (now) => (current = now),
+    });
     transport.onclose = () => {
       this.sessions.delete(id);
       this.shared?.closed(id);
@@ -103,6 +119,7 @@ export class LegacySse {
     if (session.owner !== principal.id) {
       throw new BrokerError("forbidden", `stream ${sessionId} belongs to another token`);
     }
+    session.authenticated(principal);
     await session.transport.handlePostMessage(incoming, outgoing, body);
   }
 
@@ -124,7 +141,7 @@ export class LegacySse {
         "the body is not one JSON-RPC message; post each message of the stream as one JSON object",
       );
     }
-    await this.shared!.relay(sessionId, body);
+    await this.shared!.relay(sessionId, body, principal);
   }
 
   async closeAll(): Promise<void> {

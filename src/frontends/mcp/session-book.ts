@@ -5,6 +5,7 @@ import type {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Logger } from "../../contract/log.js";
+import type { Principal } from "../../contract/router.js";
 
 export interface SessionLimits {
   /** Open sessions at most, over every endpoint. */
@@ -23,6 +24,8 @@ export interface OpenSession {
   readonly endpoint: string;
   /** The token that opened it: it belongs to that token. */
   readonly owner: string;
+  /** Its owner's principal as a request of it just authenticated it: its scopes as they are now. */
+  authenticated(principal: Principal): void;
   readonly server: Server;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   lastUsed: number;

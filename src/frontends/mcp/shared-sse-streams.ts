@@ -1,12 +1,15 @@
 import type { Logger } from "../../contract/log.js";
+import type { Principal } from "../../contract/router.js";
 import type { SharedStore } from "../../state/store.js";
 
 const CHANNEL = "mcp-broker:sse";
 
-/** A message a client posted for a stream another instance holds. */
+/** A message a client posted for a stream another instance holds, and who posted it. */
 interface PostedMessage {
   readonly stream: string;
   readonly body: unknown;
+  /** As the posting instance authenticated it: the holder serves it with these scopes. */
+  readonly principal: Principal;
 }
 
 /**
@@ -52,16 +55,19 @@ export class SharedSseStreams {
   }
 
   /** Sends a posted message to the instance holding its stream. */
-  async relay(stream: string, body: unknown): Promise<void> {
-    await this.store.bus.publish(CHANNEL, JSON.stringify({ stream, body } satisfies PostedMessage));
+  async relay(stream: string, body: unknown, principal: Principal): Promise<void> {
+    await this.store.bus.publish(
+      CHANNEL,
+      JSON.stringify({ stream, body, principal } satisfies PostedMessage),
+    );
   }
 
   /** Hears the messages posted for streams this instance holds; returns the unsubscribe function. */
-  listen(listener: (stream: string, body: unknown) => void): () => void {
+  listen(listener: (stream: string, body: unknown, principal: Principal) => void): () => void {
     const unsubscribe = this.store.bus.subscribe(CHANNEL, (text) => {
       try {
-        const { stream, body } = JSON.parse(text) as PostedMessage;
-        if (this.held.has(stream)) listener(stream, body);
+        const { stream, body, principal } = JSON.parse(text) as PostedMessage;
+        if (this.held.has(stream)) listener(stream, body, principal);
       } catch (err) {
         this.log.warn({ err: (err as Error).message }, "a relayed SSE message could not be read");
       }

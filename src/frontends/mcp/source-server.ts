@@ -39,7 +39,8 @@ import { requestContext, type RequestExtra, type RequestMeta } from "./request-c
 export function createSourceServer(
   broker: Broker,
   name: string,
-  principal: Principal,
+  /** Who calls, read on every request (create-server.ts says why). */
+  principal: () => Principal,
   era: Era,
   bridge: InputBridge,
 ): Server {
@@ -50,7 +51,7 @@ export function createSourceServer(
     serverOptions(sourceServerInfo(broker, name), bridge),
   );
   server.onerror = (err) => broker.log.warn({ err, source: name }, "MCP session error");
-  const host = sdkHost(server, era, principal, bridge);
+  const host = sdkHost(server, era, principal().id, bridge);
   const interest = serveSource(host, broker, name, principal, session);
   if (era === "modern-request") return server;
   const backend = source.capabilities();
@@ -106,21 +107,21 @@ export function serveSource(
   host: HandlerHost,
   broker: Broker,
   name: string,
-  principal: Principal,
+  principal: () => Principal,
   session: string,
 ): SessionInterest {
   const source = broker.source(name);
   const backend = source.capabilities();
   const handling = { log: broker.log, profile: source.errorProfile };
   const ctx = (extra: RequestExtra, meta?: RequestMeta): CallContext =>
-    requestContext(extra, principal, session, meta);
+    requestContext(extra, principal(), session, meta);
   const interest: SessionInterest = { subscribed: new Set(), logging: false };
 
   handleRequest(host, ListToolsRequestSchema, handling, async () => {
     const current = broker.source(name);
     return {
-      tools: current.tools().filter((t) => allows(principal, "call", current.leaf(t.name).path)),
-      ...combinedHint([current.toolsCacheHint()], principal),
+      tools: current.tools().filter((t) => allows(principal(), "call", current.leaf(t.name).path)),
+      ...combinedHint([current.toolsCacheHint()], principal()),
     };
   });
   handleRequest(host, CallToolRequestSchema, handling, async (request, extra) => {

@@ -14,7 +14,7 @@ import type { McpHttpEndpoint } from "./http-sessions.js";
  */
 export class StatelessHttp implements McpHttpEndpoint {
   constructor(
-    private readonly createServer: (principal: Principal) => Server,
+    private readonly createServer: (principal: () => Principal) => Server,
     private readonly maxRequestBodySize: number,
   ) {}
 
@@ -32,7 +32,7 @@ export class StatelessHttp implements McpHttpEndpoint {
         { status: 405, headers: { "content-type": "application/json", allow: "POST" } },
       );
     }
-    const server = this.createServer(principal);
+    const server = this.createServer(() => principal);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
