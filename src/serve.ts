@@ -55,6 +55,10 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
     resumable: config.http?.resumable === true,
     sessions: {
       max: config.sessions?.max ?? DEFAULT_SESSION_LIMITS.max,
+      // Without tokens every caller is one principal: a share of its own would only shrink max.
+      maxPerPrincipal:
+        config.sessions?.max_per_principal ??
+        (credentials.required ? undefined : (config.sessions?.max ?? DEFAULT_SESSION_LIMITS.max)),
       idleTimeoutMs:
         (config.sessions?.idle_timeout_s ?? DEFAULT_SESSION_LIMITS.idleTimeoutMs / 1000) * 1000,
     },

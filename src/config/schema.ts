@@ -254,7 +254,14 @@ const SessionsSchema = z
       .min(1)
       .optional()
       .describe(
-        "Open MCP sessions at most, over every endpoint; the least recently used idle one is closed to make room. Default 1000.",
+        "Open MCP sessions at most, over every endpoint. To make room, the token holding the most sessions gives up its least recently used idle one (or a busy one, if it holds more than its share). Default 1000.",
+      ),
+    max_per_principal: z
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "Open MCP sessions (and legacy SSE streams) of one token at most; its least recently used idle one is closed to make room for its next. Default: a quarter of max where callers need a token; max where none is asked (every caller is then one).",
       ),
     idle_timeout_s: z
       .number()

@@ -92,7 +92,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const sessions = endpoint("/mcp", brokerServer, (notify) => notifyChanges(broker, notify));
   const app = new Hono<AuthEnv>();
   const legacy = new LegacySse(
-    options.sessions?.max ?? DEFAULT_SESSION_LIMITS.max,
+    book.max,
+    book.maxPerPrincipal,
     log,
     store && new SharedSseStreams(store, limits.idleTimeoutMs, log),
   );

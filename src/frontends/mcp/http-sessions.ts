@@ -86,7 +86,16 @@ export class HttpSessions implements McpHttpEndpoint {
         "missing Mcp-Session-Id header; start a session with an initialize POST",
       );
     }
-    if (!this.book.makeRoom()) {
+    const room = this.book.makeRoom(principal.id);
+    if (room === "principal-full") {
+      return jsonRpcError(
+        429,
+        -32000,
+        `this token has ${this.book.maxPerPrincipal} MCP sessions open (sessions.max_per_principal), each with a request in flight; close one, or retry in a moment`,
+        { "retry-after": "1" },
+      );
+    }
+    if (room === "full") {
       return jsonRpcError(
         503,
         -32000,
@@ -175,10 +184,13 @@ export class HttpSessions implements McpHttpEndpoint {
     const record = await this.shared!.recall(id);
     if (!record || record.endpoint !== this.endpoint) return undefined;
     if (record.owner !== principal.id) throw foreignSession(id);
-    if (!this.book.makeRoom()) {
+    const room = this.book.makeRoom(principal.id);
+    if (room !== "room") {
       throw new BrokerError(
-        "unavailable",
-        `this instance has ${this.book.max} MCP sessions open (sessions.max), each with a request in flight; retry in a moment`,
+        room === "principal-full" ? "rate_limited" : "unavailable",
+        room === "principal-full"
+          ? `this token has ${this.book.maxPerPrincipal} MCP sessions open here (sessions.max_per_principal), each with a request in flight; retry in a moment`
+          : `this instance has ${this.book.max} MCP sessions open (sessions.max), each with a request in flight; retry in a moment`,
       );
     }
     const { server, transport } = this.open(principal, () => id, record);

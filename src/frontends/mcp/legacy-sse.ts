@@ -35,6 +35,8 @@ export class LegacySse {
 
   constructor(
     private readonly max: number,
+    /** Streams one principal may hold open at once. */
+    private readonly maxPerPrincipal: number,
     private readonly log: Logger,
     private readonly shared?: SharedSseStreams,
   ) {
@@ -62,6 +64,13 @@ export class LegacySse {
     principal: Principal,
     createServer: (principal: () => Principal) => Server,
   ): Promise<void> {
+    const held = [...this.sessions.values()].filter((s) => s.owner === principal.id).length;
+    if (held >= this.maxPerPrincipal) {
+      throw new BrokerError(
+        "rate_limited",
+        `this token has ${held} legacy SSE streams open (sessions.max_per_principal); close one first`,
+      );
+    }
     if (this.sessions.size >= this.max) {
       throw new BrokerError(
         "unavailable",

@@ -12,10 +12,15 @@ export interface SessionLimits {
   readonly max: number;
   /** A session without a request in flight for this long is closed. */
   readonly idleTimeoutMs: number;
+  /** Open sessions of one principal at most; a quarter of `max` unless set (serve.ts sets `max` where no token is asked). */
+  readonly maxPerPrincipal?: number | undefined;
 }
 
 /** Defaults that keep a small machine's memory bounded (~25 MB of sessions at most). */
 export const DEFAULT_SESSION_LIMITS: SessionLimits = { max: 1000, idleTimeoutMs: 30 * 60_000 };
+
+/** Whether a new session may open, and if not, whose limit stops it. */
+export type Room = "room" | "principal-full" | "full";
 
 /** One open MCP session of a Streamable HTTP endpoint. */
 export interface OpenSession {
@@ -35,10 +40,16 @@ export interface OpenSession {
 
 /**
  * Every open session of every endpoint, least recently used first, bounded by
- * `max` and by an idle timeout: an idle session past the timeout is closed, and
- * a new session that would pass `max` closes the least recently used idle one
- * first, or is refused when every session is busy. A closed session's client
- * gets 404 on its next request and initializes again, as the protocol says.
+ * `max`, by `maxPerPrincipal` for each principal, and by an idle timeout. A
+ * new session of a principal at its own bound closes that principal's least
+ * recently used idle session, or is refused when all of them are busy. A new
+ * session that would pass `max` takes room from the principal holding the
+ * most: its least recently used idle session, or, if it holds more than its
+ * share (`max` over the principals holding sessions) and all are busy, its
+ * least recently used one, requests and all. So no principal evicts another's
+ * sessions or locks others out by opening many, or by keeping them busy. A
+ * closed session's client gets 404 on its next request and initializes again,
+ * as the protocol says.
  */
 export class SessionBook {
   private readonly sessions = new Map<string, OpenSession>();
@@ -61,6 +72,11 @@ export class SessionBook {
     return this.limits.max;
   }
 
+  /** Open sessions of one principal at most. */
+  get maxPerPrincipal(): number {
+    return this.limits.maxPerPrincipal ?? Math.max(1, Math.ceil(this.limits.max / 4));
+  }
+
   /** The session of an id at an endpoint, now the most recently used; undefined if there is none. */
   use(id: string, endpoint: string): OpenSession | undefined {
     const session = this.sessions.get(id);
@@ -77,19 +93,30 @@ export class SessionBook {
     return session?.endpoint === endpoint ? session : undefined;
   }
 
-  /** Room for one more session: true when there is (an idle one may have been closed for it). */
-  makeRoom(): boolean {
-    if (this.sessions.size < this.limits.max) return true;
-    for (const session of this.sessions.values()) {
-      if (session.inFlight > 0) continue;
-      this.log.info(
-        { session: session.id, endpoint: session.endpoint, max: this.limits.max },
-        "MCP session closed to make room (sessions.max)",
-      );
-      this.close(session);
-      return true;
+  /** Room for one more session of `owner`: whether there is (another may have been closed for it). */
+  makeRoom(owner: string): Room {
+    const held = this.byOwner();
+    const mine = held.get(owner) ?? [];
+    // A principal's own bound, where it is below the broker's (else the broker's rule below holds).
+    if (mine.length >= this.maxPerPrincipal && this.maxPerPrincipal < this.limits.max) {
+      const idle = mine.find((s) => s.inFlight === 0);
+      if (!idle) return "principal-full";
+      this.closeForRoom(idle, "sessions.max_per_principal");
+      return "room";
     }
-    return false;
+    if (this.sessions.size < this.limits.max) return "room";
+    held.set(owner, mine);
+    // No principal loses a busy session while it holds no more than an even share.
+    const share = Math.max(1, Math.floor(this.limits.max / held.size));
+    const holders = [...held.values()].sort((a, b) => b.length - a.length);
+    for (const theirs of holders) {
+      const victim =
+        theirs.find((s) => s.inFlight === 0) ?? (theirs.length > share ? theirs[0] : undefined);
+      if (victim === undefined) continue;
+      this.closeForRoom(victim, "sessions.max");
+      return "room";
+    }
+    return "full";
   }
 
   /** Keeps a new session, counting its requests in flight as its transport carries them. */
@@ -143,6 +170,29 @@ export class SessionBook {
       );
       this.close(session);
     }
+  }
+
+  /** Each principal's sessions, least recently used first. */
+  private byOwner(): Map<string, OpenSession[]> {
+    const held = new Map<string, OpenSession[]>();
+    for (const session of this.sessions.values()) {
+      const theirs = held.get(session.owner);
+      if (theirs) theirs.push(session);
+      else held.set(session.owner, [session]);
+    }
+    return held;
+  }
+
+  private closeForRoom(session: OpenSession, limit: string): void {
+    const busy = session.inFlight > 0;
+    (busy ? this.log.warn : this.log.info).call(
+      this.log,
+      { session: session.id, endpoint: session.endpoint, owner: session.owner, limit },
+      busy
+        ? `MCP session closed with requests in flight to make room: its token holds more than its share (${limit})`
+        : `MCP session closed to make room (${limit})`,
+    );
+    this.close(session);
   }
 
   private close(session: OpenSession): void {
