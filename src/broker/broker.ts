@@ -9,6 +9,7 @@ import { renderResult } from "../output/render.js";
 import { truncateOutput } from "../output/truncate.js";
 import { compose, policyLinks, type PolicySettings } from "../policy/chain.js";
 import { DEFAULT_RESULT_QUOTA } from "../policy/admission/index.js";
+import { RateLimits } from "../policy/admission/rate-limits.js";
 import type { Next, Outcome, Request, SourceRequestKind, SourceRequests } from "../policy/link.js";
 import { openStore } from "../state/open-store.js";
 import { sharedKey } from "../state/shared-key.js";
@@ -93,6 +94,8 @@ export class Broker {
   private readonly treeListeners = new Set<() => void>();
   private readonly sourceListeners = new Set<(source: string, event: SourceEvent) => void>();
   private invoke!: Next;
+  /** The config's rate limits, for requests that reach no source (registry methods, searches). */
+  private rateLimits = new RateLimits([]);
   private store: StateStore | undefined;
   private auditSink: AuditSink | undefined;
   /** Rebuilds after a source's tools changed, at most a fifth of the event loop however often. */
@@ -167,6 +170,7 @@ export class Broker {
       broker.registry = new RegistryDesk(registry, {
         mount: () => broker.config.registry?.mount ?? DEFAULT_REGISTRY_MOUNT,
         fits: (tools) => skeletonWithRegistry(broker.config, tools),
+        admit: (principal, path) => broker.admit(principal, path),
         settled: () => broker.registryApplies.settled().then(() => broker.applying),
       });
       broker.sources = new SourcePool(
@@ -239,6 +243,7 @@ export class Broker {
     const tree = this.current;
     const under = tree.lookup(request.path);
     this.mayReach(principal, "tree", under.path);
+    await this.admit(principal, under.path);
     const prefix = under.path === "/" ? "/" : `${under.path}/`;
     const hits = await this.toolSearch.search({
       query: request.query,
@@ -252,6 +257,15 @@ export class Broker {
     return {
       results: hits.map((hit) => foundTool(tree.tool(hit.path), hit.score, request.includeSchema)),
     };
+  }
+
+  /**
+   * Takes a token of the config's rate limits for a request at `path` that
+   * reaches no source (a search, a registry method): every request a caller
+   * can make counts, not only calls. `rate_limited` when a bucket is empty.
+   */
+  admit(principal: Principal, path: string): Promise<void> {
+    return this.rateLimits.admit(this.store!, principal, path);
   }
 
   /** Resolves when the search index has the synonyms and embeddings of the current tree. */
@@ -449,14 +463,16 @@ export class Broker {
 
   /** The policy chain for a config, around the call to the source. */
   private chain(config: Config): Next {
+    const rateLimits = (config.rate_limits ?? []).map((r) => ({
+      token: r.token,
+      path: r.path,
+      perMinute: r.per_minute,
+      burst: r.burst ?? Math.max(1, Math.floor(r.per_minute / 6)),
+    }));
+    this.rateLimits = new RateLimits(rateLimits);
     const settings: PolicySettings = {
       store: this.store!,
-      rateLimits: (config.rate_limits ?? []).map((r) => ({
-        token: r.token,
-        path: r.path,
-        perMinute: r.per_minute,
-        burst: r.burst ?? Math.max(1, Math.floor(r.per_minute / 6)),
-      })),
+      rateLimits,
       idempotencyTtlMs: (config.idempotency?.ttl_s ?? 86_400) * 1000,
       idempotencyQuota: {
         maxResultBytes: config.idempotency?.max_result_bytes ?? DEFAULT_RESULT_QUOTA.maxResultBytes,

@@ -17,6 +17,8 @@ export interface RegistryHost {
   fits(tools: readonly RegisteredTool[]): void;
   /** Resolves once the tree shows the registry's last change. */
   settled(): Promise<void>;
+  /** Takes a token of the rate limits at `path` for the caller: every method counts. */
+  admit(principal: Principal, path: string): Promise<void>;
 }
 
 /** A registered tool as `tools/list` shows it. */
@@ -67,8 +69,12 @@ export class RegistryDesk {
     const definition = await this.registry.validate(input);
     const path = joinPath(mount, definition.name);
     if (!allows(principal, "register", path)) throw forbidden(principal, "register", path);
+    await this.host.admit(principal, path);
     this.mayMount(definition);
-    const answer = await this.registry.register(definition);
+    const answer = await this.registry.register(definition, {
+      id: principal.id,
+      admin: allows(principal, "admin", path),
+    });
     await this.host.settled();
     return answer;
   }
@@ -79,13 +85,18 @@ export class RegistryDesk {
   ): Promise<{ tool_id: string; status: "unregistered" }> {
     const path = joinPath(this.host.mount(), name);
     if (!allows(principal, "register", path)) throw forbidden(principal, "register", path);
-    const removed = await this.registry.unregister(name);
+    await this.host.admit(principal, path);
+    const removed = await this.registry.unregister(name, {
+      id: principal.id,
+      admin: allows(principal, "admin", path),
+    });
     await this.host.settled();
     return { tool_id: removed.toolId, status: "unregistered" };
   }
 
   /** The registered tools the caller may describe, with their health here. */
-  list(principal: Principal): ListedTool[] {
+  async list(principal: Principal): Promise<ListedTool[]> {
+    await this.host.admit(principal, this.host.mount());
     return this.registry
       .runtimesByName()
       .map((runtime) => ({ runtime, path: joinPath(this.host.mount(), runtime.name) }))
@@ -121,6 +132,7 @@ export class RegistryDesk {
   async check(name: string, principal: Principal): Promise<HealthAnswer> {
     const path = joinPath(this.host.mount(), name);
     if (!reaches(principal, "describe", path)) throw forbidden(principal, "describe", path);
+    await this.host.admit(principal, path);
     const runtime = await this.registry.find(name);
     const found = await runtime.check();
     return {

@@ -16,6 +16,8 @@ export interface RegisteredTool<D extends ServiceDefinition = ServiceDefinition>
   readonly version: number;
   readonly definition: D;
   readonly registeredAt: string;
+  /** The principal that registered it: only it (or an admin) may change or remove it. */
+  readonly owner?: string | undefined;
 }
 
 const StoredTool = z.object({
@@ -24,6 +26,8 @@ const StoredTool = z.object({
   digest: z.string(),
   definition: ToolDefinitionSchema,
   registered_at: z.string(),
+  /** Absent on registrations stored before names had owners: the next registrant takes it. */
+  owner: z.string().optional(),
 });
 const StoredCatalog = z.object({
   tools: z.record(z.string(), StoredTool),
@@ -43,6 +47,13 @@ export type StoredRegistration = RegisteredTool<ToolDefinition>;
 export interface Registration {
   readonly outcome: "unchanged" | "registered";
   readonly tool: StoredRegistration;
+}
+
+/** Who asks for a change of a name, and whether they may change one that is another's. */
+export interface Registrant {
+  readonly id: string;
+  /** An admin of the name: may register over, or remove, another's tool. */
+  readonly admin: boolean;
 }
 
 /**
@@ -79,15 +90,25 @@ export class Catalog {
     return true;
   }
 
-  /** Same name and definition: unchanged. A new definition: the next version. */
-  async register(definition: ToolDefinition, now: Date): Promise<Registration> {
+  /**
+   * Same name and definition: unchanged. A new definition: the next version.
+   * A name another registrant holds is `forbidden`, unless `by` is an admin.
+   */
+  async register(definition: ToolDefinition, now: Date, by: Registrant): Promise<Registration> {
     const fingerprint = digestOf(definition);
     let registration: Registration | undefined;
     await this.update((stored) => {
       const current = stored.tools[definition.name];
+      if (current) mayChange(current, definition.name, by);
       if (current?.digest === fingerprint) {
-        registration = { outcome: "unchanged", tool: toRegistered(current) };
-        return undefined;
+        const owned = { ...current, owner: current.owner ?? by.id };
+        registration = { outcome: "unchanged", tool: toRegistered(owned) };
+        // One stored before names had owners becomes this registrant's, unchanged otherwise.
+        if (current.owner !== undefined) return undefined;
+        return {
+          tools: { ...stored.tools, [definition.name]: owned },
+          versions: stored.versions,
+        };
       }
       const version = (stored.versions[definition.name] ?? 0) + 1;
       const entry = {
@@ -96,6 +117,8 @@ export class Catalog {
         digest: fingerprint,
         definition,
         registered_at: now.toISOString(),
+        // An admin registering over another's tool leaves it its owner's.
+        owner: current?.owner ?? by.id,
       };
       registration = { outcome: "registered", tool: toRegistered(entry) };
       return {
@@ -106,12 +129,13 @@ export class Catalog {
     return registration!;
   }
 
-  /** The tool that was removed, or undefined when none had that name. */
-  async unregister(name: string): Promise<StoredRegistration | undefined> {
+  /** The tool that was removed, or undefined when none had that name; `forbidden` when it is another's. */
+  async unregister(name: string, by: Registrant): Promise<StoredRegistration | undefined> {
     let removed: StoredRegistration | undefined;
     await this.update((stored) => {
       const current = stored.tools[name];
       if (!current) return undefined;
+      mayChange(current, name, by);
       removed = toRegistered(current);
       const { [name]: _gone, ...tools } = stored.tools;
       return { tools, versions: stored.versions };
@@ -179,5 +203,20 @@ function toRegistered(entry: z.infer<typeof StoredTool>): StoredRegistration {
     version: entry.version,
     definition: entry.definition,
     registeredAt: entry.registered_at,
+    owner: entry.owner,
   };
+}
+
+/**
+ * A name belongs to the principal that registered it: another's registration
+ * over it would send its owner's next calls, arguments and all, wherever the
+ * newcomer's endpoint is.
+ */
+function mayChange(current: z.infer<typeof StoredTool>, name: string, by: Registrant): void {
+  if (current.owner === undefined || current.owner === by.id || by.admin) return;
+  throw new BrokerError(
+    "forbidden",
+    `tool "${name}" is registered by another token; only it, or an admin of the registry, may change or remove it`,
+    { tool: name },
+  );
 }

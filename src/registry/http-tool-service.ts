@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BrokerError } from "../contract/errors.js";
+import { nestsDeeperThan } from "../contract/json-depth.js";
 import type { HostAllowlist } from "../net/host-allowlist.js";
 import { postJson } from "../net/guarded-request.js";
 import { ServiceFailure } from "./service-failure.js";
@@ -39,6 +40,12 @@ const HealthResult = z.looseObject({
 
 /** What a service may put in an error the broker relays: its own words, bounded. */
 const MAX_RELAYED_CHARS = 1000;
+/**
+ * The deepest JSON a service may answer: what the broker does with an
+ * answer (serialize it, redact it) recurses, and 100,000 levels overflowed
+ * the stack (an HTTP 500). As deep as redaction reads.
+ */
+const MAX_ANSWER_DEPTH = 512;
 
 export interface HttpServiceOptions {
   readonly allow: HostAllowlist;
@@ -112,6 +119,11 @@ export class HttpToolService implements ToolService {
       { jsonrpc: "2.0", method, params, id: this.nextId++ },
       { policy: this.options.allow, maxBytes: this.options.maxResponseBytes, signal },
     );
+    if (nestsDeeperThan(json, MAX_ANSWER_DEPTH)) {
+      throw new ServiceFailure(
+        `${origin(url)} answered ${method} with JSON nested more than ${MAX_ANSWER_DEPTH} levels deep`,
+      );
+    }
     const answer = RpcResponse.safeParse(json);
     if (!answer.success) {
       throw new ServiceFailure(

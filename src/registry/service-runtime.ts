@@ -16,6 +16,12 @@ import { ExecutionFailure, type ExecutionError, type ToolService } from "./tool-
 
 /** How long a health check may take before it counts as failed. */
 const CHECK_TIMEOUT_MS = 5_000;
+/**
+ * A check that ended less than this long ago answers for a new one: callers
+ * asking at once (a batch of a thousand `health/check`s) cost the service
+ * one request, not a thousand.
+ */
+const CHECK_REUSE_MS = 1_000;
 
 export type ToolStatus = DeclaredStatus;
 
@@ -60,6 +66,9 @@ export class ServiceRuntime {
   private readonly timer: NodeJS.Timeout;
   private last: Omit<ToolHealth, "status" | "breaker"> = {};
   private closed = false;
+  /** The check under way, which every caller meanwhile shares. */
+  private checking: Promise<CheckResult> | undefined;
+  private checkedAt = 0;
 
   constructor(
     readonly tool: RegisteredTool,
@@ -94,8 +103,27 @@ export class ServiceRuntime {
     };
   }
 
-  /** Asks the service now, through the breaker: an open one is reported, not passed. */
-  async check(): Promise<CheckResult> {
+  /**
+   * Asks the service now, through the breaker (an open one is reported, not
+   * passed); a check under way, or one that ended within a second, answers
+   * instead.
+   */
+  check(): Promise<CheckResult> {
+    if (this.checking) return this.checking;
+    if (Date.now() - this.checkedAt < CHECK_REUSE_MS) {
+      return Promise.resolve({
+        ...this.health(),
+        capabilities: this.tool.definition.functions.map((f) => f.name),
+      });
+    }
+    this.checking = this.checkNow().finally(() => {
+      this.checking = undefined;
+      this.checkedAt = Date.now();
+    });
+    return this.checking;
+  }
+
+  private async checkNow(): Promise<CheckResult> {
     const capabilities = this.tool.definition.functions.map((f) => f.name);
     if (this.tool.definition.status === "MAINTENANCE" || this.closed) {
       return { ...this.health(), capabilities };

@@ -2,7 +2,7 @@ import { BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
 import { jsonPath } from "../config/errors.js";
 import type { StateStore } from "../state/store.js";
-import { Catalog, type RegisteredTool } from "./catalog.js";
+import { Catalog, type RegisteredTool, type Registrant } from "./catalog.js";
 import { HostAllowlist } from "../net/host-allowlist.js";
 import { HttpToolService } from "./http-tool-service.js";
 import { ServiceRuntime } from "./service-runtime.js";
@@ -102,6 +102,17 @@ export class ToolRegistry {
         `$.tool.name: "${definition.name}" is a predefined tool of the broker; choose another name`,
       ]);
     }
+    // A name only its case tells from another's reads as that one to people and models.
+    const lower = definition.name.toLowerCase();
+    const lookalike = [
+      ...this.predefined.keys(),
+      ...this.catalog.all().map((t) => t.definition.name),
+    ].find((name) => name !== definition.name && name.toLowerCase() === lower);
+    if (lookalike !== undefined) {
+      throw invalid([
+        `$.tool.name: "${definition.name}" differs only in case from "${lookalike}"; choose another name`,
+      ]);
+    }
     const problems = definitionProblems(definition);
     for (const field of ["endpoint", "health_check_url"] as const) {
       const url = definition[field];
@@ -112,9 +123,13 @@ export class ToolRegistry {
     return definition;
   }
 
-  /** Stores a validated definition: the same again is unchanged, a new one the next version. */
-  async register(definition: ToolDefinition): Promise<RegisterAnswer> {
-    const { outcome, tool } = await this.catalog.register(definition, new Date());
+  /**
+   * Stores a validated definition: the same again is unchanged, a new one the
+   * next version; a name another registrant holds is `forbidden` unless `by`
+   * is an admin.
+   */
+  async register(definition: ToolDefinition, by: Registrant): Promise<RegisterAnswer> {
+    const { outcome, tool } = await this.catalog.register(definition, new Date(), by);
     this.options.log.info(
       { tool: tool.definition.name, tool_id: tool.toolId, outcome },
       outcome === "unchanged" ? "tool registered again, unchanged" : "tool registered",
@@ -126,9 +141,9 @@ export class ToolRegistry {
     };
   }
 
-  /** Removes a registration; `not_found` when there is none by that name. */
-  async unregister(name: string): Promise<RegisteredTool> {
-    const removed = await this.catalog.unregister(name);
+  /** Removes a registration; `not_found` when there is none by that name, `forbidden` when it is another's. */
+  async unregister(name: string, by: Registrant): Promise<RegisteredTool> {
+    const removed = await this.catalog.unregister(name, by);
     if (!removed) throw this.notFound(name);
     this.options.log.info({ tool: name, tool_id: removed.toolId }, "tool unregistered");
     return removed;

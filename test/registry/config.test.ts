@@ -61,14 +61,39 @@ describe("the registry's place in the tree", () => {
     broker = await startBroker({
       tree: [],
       registry: { predefined: false },
-      rate_limits: [{ token: "*", path: "/registry/**", per_minute: 1, burst: 1 }],
+      rate_limits: [{ token: "*", path: "/registry/**", per_minute: 1, burst: 2 }],
     });
+    // The registration takes a token too.
     await register(broker, searchTool(service.url));
     const call = () => broker!.post("/meta_call", { path: "/registry/search_tool/echo", args: {} });
     expect((await call()).status).toBe(200);
     const refused = await call();
     expect(refused.status).toBe(429);
     expect(refused.body.error.kind).toBe("rate_limited");
+  });
+
+  it("counts every method and every member of a batch; health checks at once cost the service one", async () => {
+    service = await startToolService("healthy");
+    broker = await startBroker({
+      tree: [],
+      registry: { predefined: false },
+      rate_limits: [{ token: "*", path: "/registry/**", per_minute: 1, burst: 11 }],
+    });
+    await register(broker, searchTool(service.url));
+    const before = (await service.stats()).checks;
+    const batch = Array.from({ length: 40 }, (_, id) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "health/check",
+      params: { tool_name: "search_tool" },
+    }));
+    const answers = (await broker.post("/rpc", batch)).body as any[];
+    const answered = answers.filter((a) => a.result !== undefined);
+    expect(answered).toHaveLength(10);
+    expect(answers.filter((a) => a.error?.code === -32007)).toHaveLength(30);
+    expect((await service.stats()).checks - before).toBeLessThanOrEqual(2);
+    const listed = await broker.post("/rpc", { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(listed.body.error).toMatchObject({ code: -32007 });
   });
 
   it("names the allowed_hosts entries that are not addresses", async () => {

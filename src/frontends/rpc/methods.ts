@@ -78,7 +78,7 @@ export const METHODS: Record<string, Method> = {
 
   "tools/list": async (params, { broker, principal }) => {
     const { category } = parseRequest(ListParams, params ?? {});
-    const tools = broker.registry.list(principal);
+    const tools = await broker.registry.list(principal);
     return { tools: category === undefined ? tools : tools.filter((t) => t.category === category) };
   },
 

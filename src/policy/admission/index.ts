@@ -1,20 +1,14 @@
 import { randomUUID } from "node:crypto";
-import picomatch from "picomatch";
 import { digestOf } from "../../contract/digest.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { Bucket, StateStore } from "../../state/store.js";
 import { policyEvent } from "../../telemetry/mcp-operation.js";
 import type { Link, Request, Result, ToolCall } from "../link.js";
 import { resultBytes } from "../result-bytes.js";
+import { rateLimited, RateLimits, type RateLimitRule } from "./rate-limits.js";
 import { ResultQuota, type ResultQuotaLimits } from "./result-quota.js";
 
-export interface RateLimitRule {
-  /** A token id, or "*" for every caller (each with its own bucket). */
-  readonly token: string;
-  readonly path: string;
-  readonly perMinute: number;
-  readonly burst: number;
-}
+export type { RateLimitRule };
 
 type IdempotencyRecord =
   | { state: "running"; payload: string; call: string }
@@ -74,23 +68,9 @@ export function admission(
   leaseMs = LEASE_MS,
   quota: ResultQuota = new ResultQuota(DEFAULT_RESULT_QUOTA),
 ): Link {
-  const compiled = rules.map((rule, index) => ({
-    rule,
-    index,
-    matches: picomatch(rule.path, { dot: true }),
-  }));
-  const bucketsOf = (request: Request) => {
-    const caller = request.ctx.principal.id;
-    return compiled
-      .filter(
-        ({ rule, matches }) =>
-          (rule.token === "*" || rule.token === caller) && matches(request.path),
-      )
-      .map(({ rule, index }) => ({
-        rule,
-        bucket: { key: `rate:${index}:${rule.path}:${caller}`, ...rule },
-      }));
-  };
+  const rateLimits = new RateLimits(rules);
+  const bucketsOf = (request: Request) =>
+    rateLimits.bucketsOf(request.ctx.principal.id, request.path);
 
   return async function admissionLink(request, next) {
     const limits = bucketsOf(request);
@@ -104,7 +84,11 @@ export function admission(
           admitted: admitted.admitted,
         });
         if ("waitS" in admitted)
-          throw rateLimited(request, limits[admitted.bucket]!.rule, admitted.waitS);
+          throw rateLimited(
+            request.ctx.principal.id,
+            limits[admitted.bucket]!.rule,
+            admitted.waitS,
+          );
       }
       return next(request);
     }
@@ -135,7 +119,7 @@ export function admission(
       });
       if (ours) break;
       if ("waitS" in admitted)
-        throw rateLimited(call, limits[admitted.bucket]!.rule, admitted.waitS);
+        throw rateLimited(call.ctx.principal.id, limits[admitted.bucket]!.rule, admitted.waitS);
       const record = JSON.parse(admitted.held) as IdempotencyRecord;
       if (record.payload !== payload) {
         throw new BrokerError(
@@ -188,13 +172,4 @@ export function admission(
     call.ctx.unkept?.(why);
     return { ...result, _meta: { ...result._meta, [UNKEPT_META]: { kept: false, why } } };
   };
-}
-
-function rateLimited(request: Request, rule: RateLimitRule, wait: number): BrokerError {
-  const caller = request.ctx.principal.id;
-  return new BrokerError(
-    "rate_limited",
-    `token "${caller}" is over its rate limit of ${rule.perMinute} calls a minute on ${rule.path}; retry in ${wait} s`,
-    { retry_after_s: wait, per_minute: rule.perMinute, burst: rule.burst, path: rule.path },
-  );
 }
