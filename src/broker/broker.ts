@@ -483,6 +483,11 @@ export class Broker {
       },
       redactKeys: config.redact ?? [],
       audit: this.auditSink!.write,
+      relayDropped: (path, what) =>
+        this.options.log.warn(
+          { path, what },
+          "a backend relayed more than a request may (relay budget)",
+        ),
     };
     return compose(policyLinks(settings), (request) =>
       dispatch(this.sources.ready(request.source), request),

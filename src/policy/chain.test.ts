@@ -37,6 +37,7 @@ describe("the policy chain", () => {
       "validateArgumentsLink",
       "limitsLink",
       "timeoutLink",
+      "relayBudgetLink",
       "redactLink",
     ]);
   });

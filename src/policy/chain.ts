@@ -13,6 +13,7 @@ import { limits } from "./limits/index.js";
 import { admission, DEFAULT_RESULT_QUOTA, type RateLimitRule } from "./admission/index.js";
 import { ResultQuota, type ResultQuotaLimits } from "./admission/result-quota.js";
 import { redact } from "./redact/index.js";
+import { DEFAULT_RELAY_BUDGET, relayBudget } from "./relay-budget/index.js";
 import { timeout } from "./timeout/index.js";
 import { trace } from "./trace/index.js";
 import { validateArguments } from "./validate-arguments/index.js";
@@ -25,6 +26,8 @@ export interface PolicySettings {
   readonly idempotencyQuota?: ResultQuotaLimits | undefined;
   readonly redactKeys: readonly string[];
   readonly audit: (entry: AuditEntry, source: string) => void;
+  /** Told when a backend's relaying to its caller met its budget (for the log). */
+  readonly relayDropped?: ((path: string, what: string) => void) | undefined;
 }
 
 /** The links, outermost first. */
@@ -45,6 +48,8 @@ export function policyLinks(settings: PolicySettings): Link[] {
     validateArguments(), // the tool's schema (tool calls)
     limits(), // request size and `limit`; result size on the way back
     timeout(), // cancels at the backend
+    // logs, progress and the backend's own requests to the caller, bounded per request
+    relayBudget(DEFAULT_RELAY_BUDGET, settings.relayDropped ?? (() => undefined)),
     redact(settings.redactKeys), // before anything measures or stores the result
   ];
 }

@@ -1,7 +1,12 @@
 import { fileURLToPath } from "node:url";
+import {
+  CreateMessageRequestSchema,
+  LoggingMessageNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnBroker, type BrokerProcess } from "../helpers/broker-process.js";
 import { writeConfig } from "../helpers/broker.js";
+import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { healthy, rssMb, underAttack } from "../helpers/under-attack.js";
 
 /**
@@ -96,5 +101,62 @@ describe("tools that change without end", () => {
     const { lists } = JSON.parse(stats.body.output.content[0].text as string);
     // One at the start, then at most one a second while they kept coming.
     expect(lists).toBeLessThan(15);
+  });
+});
+
+describe("floods through one call", () => {
+  it("50,000 logs in one call reach the caller as at most 1,000; the broker stays responsive", async () => {
+    const b = await mount({});
+    const client = await connectHttp(b.url, {}, { path: "/mcp/h" });
+    await client.setLoggingLevel("debug");
+    let logs = 0;
+    client.setNotificationHandler(LoggingMessageNotificationSchema, () => {
+      logs++;
+    });
+    const before = rssMb(b.child.pid!);
+    const watched = await underAttack(
+      b.child.pid!,
+      () => client.callTool({ name: "flood_logs", arguments: { count: 50_000, bytes: 1000 } }),
+      () => healthy(b.url),
+    );
+    expect(textOf(watched.result)).toBe("logged");
+    expect(logs).toBeLessThanOrEqual(1000);
+    expect(logs).toBeGreaterThan(0);
+    expect(watched.slowestProbeMs).toBeLessThan(1000);
+    // Parsing 50 MB of logs takes transient memory; none of it is kept for the caller.
+    expect(rssMb(b.child.pid!) - before).toBeLessThan(400);
+    await expect
+      .poll(() =>
+        b
+          .logLines()
+          .some((l) => l.msg === "a backend relayed more than a request may (relay budget)"),
+      )
+      .toBe(true);
+    await client.close();
+  });
+
+  it("20,000 sampling requests in one call reach the caller as at most 64; the rest are refused to the backend", async () => {
+    const b = await mount({});
+    const client = await connectHttp(
+      b.url,
+      {},
+      { path: "/mcp", client: { capabilities: { sampling: {} } } },
+    );
+    let asked = 0;
+    client.setRequestHandler(CreateMessageRequestSchema, async () => {
+      asked++;
+      return { role: "assistant", content: { type: "text", text: "no" }, model: "none" };
+    });
+    const result = await client.callTool({
+      name: "h__flood_requests",
+      arguments: { count: 20_000, method: "sampling/createMessage" },
+    });
+    expect(textOf(result)).toBe("asked");
+    // The fixture does not wait for answers: the refusals and answers race its reply.
+    await expect
+      .poll(() => b.logLines().some((l) => l.msg?.toString().includes("relay budget")))
+      .toBe(true);
+    expect(asked).toBeLessThanOrEqual(64);
+    await client.close();
   });
 });

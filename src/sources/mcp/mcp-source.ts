@@ -69,6 +69,9 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** Notifications outside any call relayed a second at most, per source. */
+const MAX_NOTIFICATIONS_PER_S = 100;
+
 /** The least time between two reads of a backend's tools after it announced changes. */
 const MIN_REFRESH_INTERVAL_MS = 1000;
 
@@ -144,6 +147,9 @@ export class McpSource implements Router, Relayed {
   private readonly inFlight = new InFlight();
   private readonly subscriptions = new Subscriptions();
   private listening: McpSubscription | undefined;
+  /** The second notifications outside calls are counted in, and the count. */
+  private notificationSecond = 0;
+  private notificationsThisSecond = 0;
   /** A read of the tools after list_changed is under way; another is due after it. */
   private refreshing = false;
   private refreshAgain = false;
@@ -623,7 +629,26 @@ export class McpSource implements Router, Relayed {
     for (const listener of this.changeListeners) listener(what);
   }
 
+  /**
+   * A notification of no call (a log outside any call, a resource update),
+   * for every session that listens: at most MAX_NOTIFICATIONS_PER_S a second,
+   * the rest dropped, with a log line for each second that drops some.
+   */
   private emitNotification(n: SourceNotification): void {
+    const second = Math.floor(Date.now() / 1000);
+    if (second !== this.notificationSecond) {
+      this.notificationSecond = second;
+      this.notificationsThisSecond = 0;
+    }
+    if (++this.notificationsThisSecond > MAX_NOTIFICATIONS_PER_S) {
+      if (this.notificationsThisSecond === MAX_NOTIFICATIONS_PER_S + 1) {
+        this.log.warn(
+          { source: this.name },
+          `the backend sends more than ${MAX_NOTIFICATIONS_PER_S} notifications a second outside calls; the rest of this second's are dropped`,
+        );
+      }
+      return;
+    }
     for (const listener of this.notificationListeners) listener(n);
   }
 }
