@@ -5,7 +5,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnBroker, type BrokerProcess } from "../helpers/broker-process.js";
-import { writeConfig } from "../helpers/broker.js";
+import { isAlive, writeConfig } from "../helpers/broker.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { healthy, rssMb, underAttack } from "../helpers/under-attack.js";
 
@@ -158,5 +158,16 @@ describe("floods through one call", () => {
       .toBe(true);
     expect(asked).toBeLessThanOrEqual(64);
     await client.close();
+  });
+});
+
+describe("a backend's own processes", () => {
+  it("end with the backend, even one that ignores SIGTERM", async () => {
+    const b = await mount({});
+    const spawned = await post("/meta_call", { path: "/h/spawn_child", args: {} });
+    const child = Number(spawned.body.output.content[0].text);
+    expect(isAlive(child)).toBe(true);
+    await b.stop();
+    await expect.poll(() => isAlive(child), { timeout: 10_000 }).toBe(false);
   });
 });
