@@ -2,6 +2,7 @@ import type { Implementation, ServerCapabilities, Tool } from "@modelcontextprot
 import { reaches } from "../auth/scopes.js";
 import { BrokerError, type ErrorProfile } from "../contract/errors.js";
 import type { CacheHint, Principal } from "../contract/router.js";
+import { hasInvisibleCharacters } from "../tree/leaf-segment.js";
 import type { Mount } from "../tree/skeleton.js";
 import type { ToolEntry, Tree } from "../tree/tree.js";
 import type { SourceIntroduction } from "./supervisor.js";
@@ -40,14 +41,23 @@ export class SourceView {
     return this.introduction.toolsCacheHint;
   }
 
-  /** The backend's tools as it described them, those the filter lets through. */
+  /**
+   * The backend's tools as it described them, those the filter lets through,
+   * but for names holding invisible characters (controls, bidi overrides,
+   * zero-width), which no client should be shown: the tree mounts those
+   * escaped, and they are called there.
+   */
   tools(): Tool[] {
-    return this.leaves().map((leaf) => leaf.tool);
+    return this.leaves()
+      .filter((leaf) => !hasInvisibleCharacters(leaf.toolName))
+      .map((leaf) => leaf.tool);
   }
 
   /** The leaf of a backend tool, for `broker.call`; `not_found` if filtered out or unknown. */
   leaf(toolName: string): ToolEntry {
-    const leaf = this.leaves().find((l) => l.toolName === toolName);
+    const leaf = hasInvisibleCharacters(toolName)
+      ? undefined
+      : this.leaves().find((l) => l.toolName === toolName);
     if (!leaf) {
       throw new BrokerError(
         "not_found",

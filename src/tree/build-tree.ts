@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { compileArgsSchema } from "./args-validator.js";
 import { DEFAULT_MAX_TOOLS, type Config, type Limits } from "../config/schema.js";
 import { flatName } from "./flat-name.js";
+import { leafSegment } from "./leaf-segment.js";
 import { joinPath, parentOf } from "./path.js";
 import type { Skeleton } from "./skeleton.js";
 import { ToolFilter } from "./tool-filter.js";
@@ -73,7 +74,15 @@ export function buildTree(
       if (!filter.allows(tool.name)) continue;
       const override = overrides[tool.name] ?? {};
       const nearest = nearestLimits(config, skeleton, mount.id, override.limits);
-      const path = joinPath(mount.id, aliases[tool.name] ?? tool.name);
+      const alias = aliases[tool.name];
+      const { segment, escaped } =
+        alias === undefined ? leafSegment(tool.name) : { segment: alias, escaped: false };
+      const path = joinPath(mount.id, segment);
+      if (escaped) {
+        warnings.push(
+          `tool ${JSON.stringify(tool.name)} of ${mount.id} is mounted at ${path}: its name has characters outside A-Z a-z 0-9 _ . - (MCP's tool names), shown escaped; give it a path_aliases entry to name it`,
+        );
+      }
       if (skeleton.nodes.has(path) || leafPaths.has(path)) {
         problems.push(
           `tool "${tool.name}" of ${mount.id} would be at ${path}, which is taken; add a path_aliases entry`,

@@ -171,3 +171,32 @@ describe("a backend's own processes", () => {
     await expect.poll(() => isAlive(child), { timeout: 10_000 }).toBe(false);
   });
 });
+
+describe("tool names", () => {
+  it("names that would climb, nest, vanish or deceive are mounted escaped, said in the log, and still called", async () => {
+    const b = await mount({ HOSTILE_NAMES: "odd" });
+    const leaves = (await toolsUnder("/h")).map((t: { path: string }) => t.path).sort();
+    expect(leaves).toHaveLength(6);
+    for (const path of leaves) expect(path).toMatch(/^\/h\/[A-Za-z0-9_.-]+$/);
+    expect(leaves).toContain("/h/ok");
+    expect(leaves.some((p: string) => p.startsWith("/h/a_b-"))).toBe(true);
+    expect(leaves.some((p: string) => p.startsWith("/h/good_gnp.exe-"))).toBe(true);
+    // Called by its escaped path, the backend gets its own name.
+    const rtl = leaves.find((p: string) => p.startsWith("/h/good_gnp.exe-"))!;
+    const called = await post("/meta_call", { path: rtl, args: {} });
+    expect(called.body.output.content[0].text).toBe("good\u202Egnp.exe");
+    expect(
+      b
+        .logLines()
+        .some((l) =>
+          String(l.problem ?? "").includes("shown escaped; give it a path_aliases entry"),
+        ),
+    ).toBe(true);
+    // Served as itself, the backend's names are shown but for those with invisible characters.
+    const own = await connectHttp(b.url, {}, { path: "/mcp/h" });
+    const names = (await own.listTools()).tools.map((t) => t.name);
+    expect(names).toHaveLength(5);
+    expect(names).not.toContain("good\u202Egnp.exe");
+    await own.close();
+  });
+});
