@@ -209,6 +209,21 @@ describe("time_tool", () => {
     expect(error.data.details).toContain('unknown time zone "Mars/Olympus_Mons"');
   });
 
+  it("takes fixed offsets places keep, and no others", async () => {
+    for (const timezone of ["UTC+99", "UTC-13", "UTC+14:30", "UTC+1000"]) {
+      const { error } = await call("time_tool", "current_time", { timezone });
+      expect(error?.data.details, timezone).toContain(`unknown time zone "${timezone}"`);
+    }
+    for (const [timezone, offset] of [
+      ["UTC+14", "+14:00"],
+      ["UTC-12", "-12:00"],
+      ["UTC+5:30", "+05:30"],
+    ]) {
+      const { result } = await call("time_tool", "current_time", { timezone });
+      expect(result?.data.utc_offset, timezone).toBe(offset);
+    }
+  });
+
   it.each([
     [
       "across the spring DST change in Berlin",

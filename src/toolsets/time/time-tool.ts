@@ -4,6 +4,9 @@ import type { HealthReport, ServiceCall } from "../../registry/tool-service.js";
 import type { BuiltinToolset } from "../builtin-toolset.js";
 import { TIME_TOOL } from "./definition.js";
 
+/** The offsets places on Earth keep, in minutes: from UTC-12:00 to UTC+14:00. */
+const EARTH_OFFSETS = { min: -12 * 60, max: 14 * 60 } as const;
+
 const MS_PER: Record<string, number> = {
   seconds: 1000,
   minutes: 60_000,
@@ -47,10 +50,11 @@ export class TimeTool implements BuiltinToolset {
 
   private currentTime(timezone: string, format: string): Record<string, unknown> {
     const now = this.now().setZone(timezone);
-    if (!now.isValid) {
+    // Luxon takes any fixed offset (UTC+99); no place keeps one outside Earth's range.
+    if (!now.isValid || now.offset < EARTH_OFFSETS.min || now.offset > EARTH_OFFSETS.max) {
       throw new BrokerError(
         "invalid_params",
-        `unknown time zone "${timezone}"; use an IANA name such as UTC, Europe/Berlin or America/New_York`,
+        `unknown time zone "${timezone}"; use an IANA name such as UTC, Europe/Berlin or America/New_York, or an offset from UTC-12 to UTC+14`,
         { timezone },
       );
     }
