@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import type { Principal } from "../contract/router.js";
-import type { ScopeAction } from "../config/schema.js";
+import { SCOPE_ACTIONS, type ScopeAction } from "../config/schema.js";
 
 interface CompiledScope {
   readonly action: ScopeAction | "*";
@@ -52,6 +52,15 @@ export function reaches(principal: Principal, action: ScopeAction, path: string)
         s.base.startsWith(prefix) ||
         path.startsWith(`${s.base}/`)),
   );
+}
+
+/**
+ * Whether the principal may know that something is at `path`: some scope of
+ * any action reaches it. What it may not know exists is answered exactly as
+ * what does not exist, so no answer tells the two apart.
+ */
+export function sees(principal: Principal, path: string): boolean {
+  return SCOPE_ACTIONS.some((action) => reaches(principal, action, path));
 }
 
 /** Every scope: the principal of the shared secret, of stdio, and of a broker without auth. */

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { allows, reaches } from "../auth/scopes.js";
+import { allows, reaches, sees } from "../auth/scopes.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config, RenderMode, ScopeAction } from "../config/schema.js";
 import { BrokerError } from "../contract/errors.js";
@@ -16,7 +16,7 @@ import { sharedKey } from "../state/shared-key.js";
 import { isShared, type SharedStore, type StateStore } from "../state/store.js";
 import { buildTree } from "../tree/build-tree.js";
 import type { Skeleton } from "../tree/skeleton.js";
-import type { ToolEntry, Tree } from "../tree/tree.js";
+import { absent, type ToolEntry, type Tree, type TreeEntry } from "../tree/tree.js";
 import type { AuditRecord } from "../policy/audit/index.js";
 import { AuditSink } from "./audit-sink.js";
 import { ToolRegistry } from "../registry/tool-registry.js";
@@ -204,6 +204,7 @@ export class Broker {
 
   /** The children of a node that the caller may see. */
   list(path: string, principal: Principal): NodeListing {
+    this.visible(path, principal);
     const node = this.current.node(path);
     this.mayReach(principal, "tree", node.path);
     const listing = listChildren(this.current, node);
@@ -214,7 +215,7 @@ export class Broker {
   }
 
   describe(path: string, principal: Principal): EntryDescription {
-    const entry = this.current.lookup(path);
+    const entry = this.visible(path, principal);
     if (
       entry.type === "tool"
         ? !allows(principal, "describe", entry.path)
@@ -241,7 +242,7 @@ export class Broker {
     signal?: AbortSignal,
   ): Promise<{ results: FoundTool[] }> {
     const tree = this.current;
-    const under = tree.lookup(request.path);
+    const under = this.visible(request.path, principal);
     this.mayReach(principal, "tree", under.path);
     await this.admit(principal, under.path);
     const prefix = under.path === "/" ? "/" : `${under.path}/`;
@@ -279,6 +280,7 @@ export class Broker {
   }
 
   async call(path: string, args: unknown, ctx: CallContext): Promise<CallOutput> {
+    this.visible(path, ctx.principal);
     const leaf = this.current.tool(path);
     if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
       throw new BrokerError(
@@ -320,7 +322,7 @@ export class Broker {
     params: SourceRequests[K][0],
     ctx: CallContext,
   ): Promise<Outcome<K>> {
-    const mount = this.mountNamed(source);
+    const mount = this.mountNamed(source, ctx.principal);
     const node = this.current.node(mount.id);
     // A generic kind cannot narrow the union of requests; `kind` and `params` come from one K.
     const request = {
@@ -350,14 +352,20 @@ export class Broker {
     return this.inputBridgeKey;
   }
 
-  /** Names of the mounted sources, for `/mcp/<name>`. */
-  sourceNames(): string[] {
-    return this.skeleton.mounts.map((m) => m.name);
+  /** Names of the mounted sources, for `/mcp/<name>`: those `principal` may know of, when given. */
+  sourceNames(principal?: Principal): string[] {
+    return this.skeleton.mounts
+      .filter((m) => principal === undefined || sees(principal, m.id))
+      .map((m) => m.name);
   }
 
-  /** A source as a frontend may see it; `not_found` names the sources there are. */
-  source(name: string): SourceView {
-    const mount = this.mountNamed(name);
+  /**
+   * A source as a frontend may see it; `not_found` names the sources there
+   * are (those `principal` may know of, when given, and one it may not is
+   * not found either).
+   */
+  source(name: string, principal?: Principal): SourceView {
+    const mount = this.mountNamed(name, principal);
     return new SourceView(
       mount,
       this.sources.kind(mount.id).errorProfile,
@@ -498,12 +506,29 @@ export class Broker {
     if (!reaches(principal, action, path)) throw forbidden(principal, action, path);
   }
 
-  private mountNamed(name: string): Skeleton["mounts"][number] {
+  /**
+   * The entry at `path`, where the caller may know of it: what it may not
+   * is answered as what is not there, so neither the answer nor its kind
+   * (404, 403, "a tool, not a node") tells a caller what exists beyond its
+   * scopes. What it may see but not use is refused later, naming the scope.
+   */
+  private visible(path: string, principal: Principal): TreeEntry {
+    const entry = this.current.lookup(path);
+    if (!sees(principal, entry.path)) throw absent(path);
+    return entry;
+  }
+
+  /** A mount by its source name; `not_found` names the sources the caller may know of. */
+  private mountNamed(name: string, principal?: Principal): Skeleton["mounts"][number] {
     const mount = this.skeleton.mounts.find((m) => m.name === name);
-    if (!mount || !this.sources.has(mount.id)) {
+    if (
+      !mount ||
+      !this.sources.has(mount.id) ||
+      (principal !== undefined && !sees(principal, mount.id))
+    ) {
       throw new BrokerError(
         "not_found",
-        `no source named "${name}"; the sources are ${this.sourceNames().join(", ") || "(none)"}`,
+        `no source named "${name}"; the sources are ${this.sourceNames(principal).join(", ") || "(none)"}`,
         { source: name },
       );
     }

@@ -1,9 +1,9 @@
-import { allows, reaches } from "../auth/scopes.js";
+import { allows, reaches, sees } from "../auth/scopes.js";
 import { ConfigError } from "../config/errors.js";
 import { BrokerError } from "../contract/errors.js";
 import type { Principal } from "../contract/router.js";
 import type { RegisteredTool } from "../registry/catalog.js";
-import type { ToolHealth } from "../registry/service-runtime.js";
+import type { ServiceRuntime, ToolHealth } from "../registry/service-runtime.js";
 import type { RegisterAnswer, ToolRegistry } from "../registry/tool-registry.js";
 import type { ToolDefinition } from "../registry/tool-definition.js";
 import { joinPath } from "../tree/path.js";
@@ -86,10 +86,11 @@ export class RegistryDesk {
     const path = joinPath(this.host.mount(), name);
     if (!allows(principal, "register", path)) throw forbidden(principal, "register", path);
     await this.host.admit(principal, path);
-    const removed = await this.registry.unregister(name, {
-      id: principal.id,
-      admin: allows(principal, "admin", path),
-    });
+    const removed = await this.registry
+      .unregister(name, { id: principal.id, admin: allows(principal, "admin", path) })
+      .catch((err: unknown) => {
+        throw isNotFound(err) ? this.notFound(name, principal) : err;
+      });
     await this.host.settled();
     return { tool_id: removed.toolId, status: "unregistered" };
   }
@@ -131,9 +132,9 @@ export class RegistryDesk {
   /** Checks a service now (unless its breaker is open) and says how it is. */
   async check(name: string, principal: Principal): Promise<HealthAnswer> {
     const path = joinPath(this.host.mount(), name);
+    const runtime = await this.find(name, principal);
     if (!reaches(principal, "describe", path)) throw forbidden(principal, "describe", path);
     await this.host.admit(principal, path);
-    const runtime = await this.registry.find(name);
     const found = await runtime.check();
     return {
       status:
@@ -156,8 +157,8 @@ export class RegistryDesk {
    * tool (when none is registered by that name) or the function (with
    * `details.function`), so the registry's -32002 and -32003 can be told apart.
    */
-  async functionPath(tool: string, functionName: string): Promise<string> {
-    (await this.registry.find(tool)).function(functionName);
+  async functionPath(tool: string, functionName: string, principal: Principal): Promise<string> {
+    (await this.find(tool, principal)).function(functionName);
     await this.host.settled();
     return joinPath(joinPath(this.host.mount(), tool), functionName);
   }
@@ -165,6 +166,27 @@ export class RegistryDesk {
   /** Each registered tool's health here, for `/healthz` and `/metrics`. */
   health(): Record<string, ToolHealth> {
     return Object.fromEntries(this.registry.runtimesByName().map((r) => [r.name, r.health()]));
+  }
+
+  /** A registered tool the caller may know of; one it may not is not found, as one not there. */
+  private async find(name: string, principal: Principal): Promise<ServiceRuntime> {
+    if (!sees(principal, joinPath(this.host.mount(), name))) throw this.notFound(name, principal);
+    return this.registry.find(name).catch((err: unknown) => {
+      throw isNotFound(err) ? this.notFound(name, principal) : err;
+    });
+  }
+
+  /** `not_found` for a tool, naming the registered tools the caller may know of. */
+  private notFound(name: string, principal: Principal): BrokerError {
+    const known = this.registry
+      .runtimesByName()
+      .map((r) => r.name)
+      .filter((n) => sees(principal, joinPath(this.host.mount(), n)));
+    return new BrokerError(
+      "not_found",
+      `no tool named "${name}" is registered; the registered tools are ${known.join(", ") || "(none)"}`,
+      { tool: name },
+    );
   }
 
   private mayMount(definition: ToolDefinition): void {
@@ -186,4 +208,8 @@ export class RegistryDesk {
       );
     }
   }
+}
+
+function isNotFound(err: unknown): boolean {
+  return err instanceof BrokerError && err.kind === "not_found";
 }

@@ -219,16 +219,9 @@ export class ToolRegistry {
     for (const listener of this.listeners) listener();
   }
 
+  /** Names no others: which the caller may know of is the desk's to say (broker/registry-desk.ts). */
   private notFound(name: string): BrokerError {
-    const known =
-      this.runtimesByName()
-        .map((r) => r.name)
-        .join(", ") || "(none)";
-    return new BrokerError(
-      "not_found",
-      `no tool named "${name}" is registered; the registered tools are ${known}`,
-      { tool: name },
-    );
+    return new BrokerError("not_found", `no tool named "${name}" is registered`, { tool: name });
   }
 }
 

@@ -94,12 +94,7 @@ export class Tree {
       );
     }
     const entry = this.entries.get(normalized);
-    if (!entry)
-      throw new BrokerError(
-        "not_found",
-        `no entry at path ${path}; use meta_tree to see what exists`,
-        { path },
-      );
+    if (!entry) throw absent(path);
     return entry;
   }
 
@@ -116,4 +111,15 @@ export class Tree {
   tools(): ToolEntry[] {
     return [...this.flat.values()];
   }
+}
+
+/** The answer for a path with nothing there, or with nothing the caller may know of. */
+export function absent(path: string): BrokerError {
+  return new BrokerError(
+    "not_found",
+    `no entry at path ${path}; use meta_tree to see what exists`,
+    {
+      path,
+    },
+  );
 }

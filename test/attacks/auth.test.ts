@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   fixtureCommand,
   silent,
@@ -45,9 +45,10 @@ describe("scopes are read on every request", () => {
       )
       .toBe(403);
     // The session opened before the reload gets what a new one would.
+    // It may no longer call it: to this session, as to a new one, the tool is unknown.
     await expect(client.callTool({ name: "fx__pid", arguments: {} })).rejects.toMatchObject({
-      code: -32600,
-      data: { kind: "forbidden", http_status: 403 },
+      code: -32602,
+      message: expect.stringContaining('unknown tool "fx__pid"'),
     });
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["other__pid"]);
     await client.close();
@@ -71,6 +72,53 @@ describe("the protected resource metadata", () => {
     });
     await expect(serveHttp({ host: "0.0.0.0", port: 0, configFile, log: silent })).rejects.toThrow(
       /\$\.auth\.oauth\.resource: the broker listens on every interface/,
+    );
+  });
+});
+
+describe("what a token may not see", () => {
+  const narrow = token("narrow", ["call:/fx/**", "tree:/fx/**", "describe:/fx/**"]);
+  let guarded: TestBroker;
+  beforeAll(async () => {
+    guarded = await startBroker({
+      tree: [fx("/fx"), fx("/secret")],
+      auth: { tokens: configEntries(narrow) },
+    });
+  });
+  afterAll(() => guarded?.close());
+
+  it("is answered as what is not there: same status, same words", async () => {
+    for (const route of ["/meta_desc", "/meta_tree", "/meta_call"]) {
+      const hidden = await guarded.post(route, { path: "/secret/pid" }, bearer(narrow));
+      const absent = await guarded.post(route, { path: "/nothing/pid" }, bearer(narrow));
+      expect([hidden.status, absent.status], route).toEqual([404, 404]);
+      expect(hidden.body.error.message.replace("/secret/pid", "P")).toBe(
+        absent.body.error.message.replace("/nothing/pid", "P"),
+      );
+    }
+  });
+
+  it("error messages name only what it may see: sources, registered tools", async () => {
+    const res = await fetch(`${guarded.url}/mcp/nope`, {
+      method: "POST",
+      headers: { ...bearer(narrow), "content-type": "application/json" },
+      body: "{}",
+    });
+    const { error } = (await res.json()) as { error: { message: string } };
+    expect(error.message).toBe('no source named "nope"; the sources are fx');
+    const rpc = await guarded.post(
+      "/rpc",
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { tool_name: "calculator", function_name: "calculate", arguments: {} },
+      },
+      bearer(narrow),
+    );
+    expect(rpc.body.error.code).toBe(-32002);
+    expect(rpc.body.error.data.details).toBe(
+      'no tool named "calculator" is registered; the registered tools are (none)',
     );
   });
 });

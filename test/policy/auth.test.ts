@@ -55,7 +55,13 @@ describe("tokens and scopes over REST", () => {
   it("meta_tree shows only what the caller may see", async () => {
     const root = await broker.post("/meta_tree", { path: "/" }, bearer(reader));
     expect(root.body.children.map((c: any) => c.path)).toEqual(["/fx"]);
-    expect((await broker.post("/meta_tree", { path: "/other" }, bearer(reader))).status).toBe(403);
+    // What it may not see is not there, as far as it can tell: the answer an absent path gets.
+    const hidden = await broker.post("/meta_tree", { path: "/other" }, bearer(reader));
+    const absent = await broker.post("/meta_tree", { path: "/nowhere" }, bearer(reader));
+    expect([hidden.status, absent.status]).toEqual([404, 404]);
+    expect(hidden.body.error.message.replace("/other", "P")).toBe(
+      absent.body.error.message.replace("/nowhere", "P"),
+    );
     expect(
       (await broker.post("/meta_tree", { path: "/" }, bearer(admin))).body.children,
     ).toHaveLength(2);
@@ -80,10 +86,15 @@ describe("tokens and scopes over MCP", () => {
     const client = await connectHttp(broker.url, bearer(caller));
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(["meta_tree", "meta_desc", "meta_search", "meta_call", "fx__count"]);
+    // A flat tool tools/list does not show is unknown, whether it exists or not.
     await expect(client.callTool({ name: "fx__pid", arguments: {} })).rejects.toMatchObject({
-      code: -32600,
-      data: { kind: "forbidden", http_status: 403 },
+      code: -32602,
+      message: expect.stringContaining('unknown tool "fx__pid"'),
     });
+    // Through meta_call, a tool it sees but may not call is refused, naming the scope.
+    await expect(
+      client.callTool({ name: "meta_call", arguments: { path: "/fx/pid", args: {} } }),
+    ).rejects.toMatchObject({ code: -32600, data: { kind: "forbidden", http_status: 403 } });
     expect(textOf(await client.callTool({ name: "fx__count", arguments: {} }))).toMatch(/^\d+$/);
     await client.close();
   });
@@ -120,12 +131,13 @@ describe("malformed policy headers", () => {
 
 describe("scopes on what is not a tool call", () => {
   it("a source's resources need a describe scope that reaches its node", async () => {
-    const own = await connectHttp(broker.url, bearer(reader), { path: "/mcp/other" });
-    await expect(own.listResources()).rejects.toMatchObject({
-      code: -32600,
-      data: { kind: "forbidden", http_status: 403 },
-    });
-    await own.close();
+    // A source it may not know of has no endpoint, as one that is not there.
+    await expect(connectHttp(broker.url, bearer(reader), { path: "/mcp/other" })).rejects.toThrow(
+      /no source named \\"other\\"; the sources are fx"/,
+    );
+    const calls = await connectHttp(broker.url, bearer(caller), { path: "/mcp/other" });
+    await expect(calls.listResources()).resolves.toBeDefined();
+    await calls.close();
     const allowed = await connectHttp(broker.url, bearer(reader), { path: "/mcp/fx" });
     expect((await allowed.listResources()).resources.map((r) => r.uri)).toContain("test://a");
     await allowed.close();

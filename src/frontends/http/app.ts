@@ -239,7 +239,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return RESPONSE_ALREADY_SENT;
   });
   app.get("/sse/:name", async (c) => {
-    const name = broker.source(c.req.param("name")).name;
+    const name = broker.source(c.req.param("name"), c.get("principal")).name;
     await legacy.open(c.env.outgoing, c.get("principal"), (principal) =>
       createSourceServer(broker, name, principal, "legacy", bridge),
     );
@@ -257,12 +257,15 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   app.all("/mcp/:name", async (c) => {
     const name = c.req.param("name") ?? "";
-    if (!broker.sourceNames().includes(name)) {
-      const known = broker.sourceNames().join(", ") || "(none)";
+    const known = broker.sourceNames(c.get("principal"));
+    if (!known.includes(name)) {
       return c.json(
         {
           jsonrpc: "2.0",
-          error: { code: -32001, message: `no source named "${name}"; the sources are ${known}` },
+          error: {
+            code: -32001,
+            message: `no source named "${name}"; the sources are ${known.join(", ") || "(none)"}`,
+          },
           id: null,
         },
         404,

@@ -9,6 +9,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Broker } from "../../broker/broker.js";
+import { allows } from "../../auth/scopes.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { CallContext, Principal } from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
@@ -119,7 +120,9 @@ export function serveBroker(
     const { name, arguments: args = {} } = request.params;
     const ctx = requestContext(extra, principal(), session, request.params._meta);
     if (showMeta && META_TOOL_NAMES.has(name)) return metaCall(broker, name, args, ctx);
-    const leaf = showFlat ? broker.tree().toolByFlatName(name) : undefined;
+    const found = showFlat ? broker.tree().toolByFlatName(name) : undefined;
+    // One tools/list does not show is unknown, whether it exists or not.
+    const leaf = found && allows(ctx.principal, "call", found.path) ? found : undefined;
     if (!leaf)
       throw new ProtocolError(
         ErrorCode.InvalidParams,

@@ -99,7 +99,11 @@ export const METHODS: Record<string, Method> = {
       if (!parsed.success) throw invalidRequest(parsed.error);
       const call = parsed.data;
       const started = performance.now();
-      const path = await ctx.broker.registry.functionPath(call.tool_name, call.function_name);
+      const path = await ctx.broker.registry.functionPath(
+        call.tool_name,
+        call.function_name,
+        ctx.principal,
+      );
       const out = await ctx.broker.call(path, call.arguments, {
         signal: ctx.signal,
         deadline: Date.now() + FAR_FUTURE_MS,
