@@ -1,6 +1,11 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
+import { makeDocx, makePdf } from "../helpers/documents.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
 
 /**
@@ -190,5 +195,75 @@ describe("the calculator's callers cannot reach each other", () => {
       }),
       { numRuns: fuzzRuns(15), seed: 9 },
     );
+  });
+});
+
+describe("documents anyone could write", () => {
+  let folder: string;
+  let reader: TestBroker;
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), "mcp-broker-fuzz-docs-"));
+    reader = await startBroker({
+      tree: [],
+      toolsets: { documents: { roots: [folder], timeout_s: 5 } },
+    });
+  });
+  afterAll(() => reader?.close());
+
+  const tag = fc.constantFrom("div", "p", "span", "script", "nav", "table", "br", "title", "head");
+  const html = fc
+    .array(
+      fc.oneof(
+        tag.map((t) => `<${t}>`),
+        tag.map((t) => `</${t}>`),
+        fc.string({ maxLength: 20 }),
+        fc.constantFrom("&amp;", "<!--", "-->", "<div hidden>", '<a href="x">'),
+      ),
+      { maxLength: 60 },
+    )
+    .map((parts) => Buffer.from(`<html><body>${parts.join("")}`));
+  const withHeader = (header: string) =>
+    fc
+      .uint8Array({ maxLength: 2000 })
+      .map((b) => Buffer.concat([Buffer.from(header, "latin1"), b]));
+  const document = fc.oneof(
+    html,
+    withHeader("%PDF-1.4\n"),
+    withHeader("PK\u0003\u0004word/"),
+    fc.uint8Array({ maxLength: 2000 }).map((b) => Buffer.from(b)),
+    fc.array(fc.string({ maxLength: 30 }), { maxLength: 5 }).map((lines) => makePdf(lines)),
+    // Paragraphs of a DOCX, written out in the property (the zip is made asynchronously).
+    fc.array(fc.string({ maxLength: 30 }), { maxLength: 5 }),
+  );
+
+  it("read or refused in words, never an internal error, and the broker answers after (fast-check)", async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        document,
+        fc.constantFrom("extract_text", "analyze_document"),
+        async (doc, fn) => {
+          const bytes = Array.isArray(doc) ? await makeDocx(doc) : doc;
+          const file = join(folder, `doc-${n++}`);
+          writeFileSync(file, bytes);
+          const { status, body } = await reader.post("/rpc", {
+            jsonrpc: "2.0",
+            method: "tools/call",
+            params: {
+              tool_name: "document_analyzer",
+              function_name: fn,
+              arguments: { document_url: pathToFileURL(file).href },
+            },
+            id: 1,
+          });
+          expect(status).toBe(200);
+          if (body.result) return;
+          expect([-32001, -32004, -32006]).toContain(body.error.code);
+          expect(body.error.data.error_type).not.toBe("internal");
+        },
+      ),
+      { numRuns: fuzzRuns(40), seed: 31 },
+    );
+    expect((await fetch(`${reader.url}/healthz`)).status).toBe(200);
   });
 });

@@ -259,3 +259,87 @@ describe("arbitrary input (property-based)", () => {
     await stillAnswers();
   });
 });
+
+describe("schemas a registrant writes, patterns and all", () => {
+  /** Pieces of regular expressions, the catastrophic kinds among them. */
+  const piece = fc.constantFrom(
+    "a",
+    "b",
+    ".",
+    "\\d",
+    "[ab]",
+    "*",
+    "+",
+    "?",
+    "(a+)+",
+    "(.*a){12}",
+    "(a|aa)*",
+    "(?=a)",
+    "\\1",
+    "(",
+    ")",
+    "^",
+    "$",
+    "{2,}",
+  );
+  const pattern = fc.array(piece, { minLength: 1, maxLength: 8 }).map((p) => p.join(""));
+  const input = fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.nat(60).map((n) => `${"a".repeat(n)}!`),
+  );
+
+  it("registers or refuses in words, and checks every argument in linear time (fast-check)", async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        pattern,
+        fc.array(input, { minLength: 1, maxLength: 3 }),
+        async (p, texts) => {
+          const name = `patterned_${n++}`;
+          const { body } = await rpc({
+            jsonrpc: "2.0",
+            method: "tools/register",
+            params: {
+              tool: {
+                name,
+                endpoint: service.url,
+                functions: [
+                  {
+                    name: "echo",
+                    parameters: {
+                      type: "object",
+                      properties: { q: { type: "string", pattern: p } },
+                    },
+                  },
+                ],
+              },
+            },
+            id: 1,
+          });
+          if (body.error) {
+            expect(body.error.code).toBe(-32004);
+            return;
+          }
+          for (const q of texts) {
+            const call = await rpc({
+              jsonrpc: "2.0",
+              method: "tools/call",
+              params: { tool_name: name, function_name: "echo", arguments: { q } },
+              id: 2,
+            });
+            if (call.body.error) expect(call.body.error.code).toBe(-32004);
+            else expect(call.body.result.status).toBe("completed");
+          }
+          await rpc({
+            jsonrpc: "2.0",
+            method: "tools/unregister",
+            params: { tool_name: name },
+            id: 3,
+          });
+        },
+      ),
+      { numRuns: fuzzRuns(40), seed: 23 },
+    );
+    await stillAnswers();
+  });
+});

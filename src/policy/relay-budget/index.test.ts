@@ -1,4 +1,5 @@
 import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { context, textResult, toolCall } from "../../../test/helpers/requests.js";
 import type { Request } from "../link.js";
@@ -82,5 +83,37 @@ describe("relayBudget", () => {
     );
     expect(asked).toHaveLength(5);
     expect(dropped).toHaveLength(1);
+  });
+
+  it("never relays past its budget, whatever a backend sends in whatever order (fast-check)", async () => {
+    const budget = { notifications: 20, notificationBytes: 2000, requests: 6, requestsAtOnce: 3 };
+    const sent = fc.array(
+      fc.oneof(
+        fc.record({ kind: fc.constant("log" as const), size: fc.nat(500) }),
+        fc.record({ kind: fc.constant("progress" as const), size: fc.nat(50) }),
+        fc.record({ kind: fc.constant("request" as const), size: fc.constant(0) }),
+      ),
+      { maxLength: 200 },
+    );
+    await fc.assert(
+      fc.asyncProperty(sent, async (messages) => {
+        const { delivered, asked } = await relay(budget, async (ctx) => {
+          const pending: Promise<unknown>[] = [];
+          messages.forEach((m, i) => {
+            if (m.kind === "log") ctx.notify!(log(i, "x".repeat(m.size)));
+            else if (m.kind === "progress")
+              ctx.progress!({ progress: i, message: "y".repeat(m.size) });
+            else
+              pending.push(ctx.request!({ method: "roots/list" } as never).catch(() => undefined));
+          });
+          await Promise.all(pending);
+        });
+        expect(delivered.length).toBeLessThanOrEqual(budget.notifications);
+        const bytes = delivered.reduce((sum, n) => sum + JSON.stringify(n).length, 0);
+        expect(bytes).toBeLessThanOrEqual(budget.notificationBytes);
+        expect(asked.length).toBeLessThanOrEqual(budget.requests);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
