@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
-import { connectHttp, textOf } from "../helpers/mcp-client.js";
+import { connectHttp, INITIALIZE, postMcp, textOf } from "../helpers/mcp-client.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 /** One token's many sessions, against another token's one (sessions.max 20). */
@@ -30,20 +30,7 @@ const headers = (who: { bearer: string }, session?: string) => ({
 async function initialize(who: {
   bearer: string;
 }): Promise<{ status: number; session: string | null }> {
-  const res = await fetch(`${broker.url}/mcp`, {
-    method: "POST",
-    headers: headers(who),
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    }),
-  });
+  const res = await postMcp(`${broker.url}/mcp`, INITIALIZE, bearer(who));
   await res.body?.cancel();
   return { status: res.status, session: res.headers.get("mcp-session-id") };
 }

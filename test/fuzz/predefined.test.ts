@@ -144,21 +144,19 @@ describe("the predefined tools under arbitrary arguments", () => {
 });
 
 describe("the calculator's callers cannot reach each other", () => {
+  const calculate = (expression: string) =>
+    broker.post("/rpc", {
+      jsonrpc: "2.0",
+      method: "tools/call",
+      params: { tool_name: "calculator", function_name: "calculate", arguments: { expression } },
+      id: 1,
+    });
   /** What a caller sees of the calculator's settings and scope. */
   const PROBES = ["floor(2.9)", "equal(1, 1.1)", "1 / 3", "x", "f(2)", "random(1) <= 1"];
   const probe = async () =>
     Promise.all(
       PROBES.map(async (expression) => {
-        const { body } = await broker.post("/rpc", {
-          jsonrpc: "2.0",
-          method: "tools/call",
-          params: {
-            tool_name: "calculator",
-            function_name: "calculate",
-            arguments: { expression },
-          },
-          id: 1,
-        });
+        const { body } = await calculate(expression);
         return body.result?.data.result ?? body.error.data.details;
       }),
     );
@@ -179,18 +177,7 @@ describe("the calculator's callers cannot reach each other", () => {
     expect(before.slice(0, 3)).toEqual([2, false, 0.333333333333333]);
     await fc.assert(
       fc.asyncProperty(fc.array(fc.oneof(stateful, mathish), { maxLength: 4 }), async (sent) => {
-        for (const expression of sent) {
-          await broker.post("/rpc", {
-            jsonrpc: "2.0",
-            method: "tools/call",
-            params: {
-              tool_name: "calculator",
-              function_name: "calculate",
-              arguments: { expression },
-            },
-            id: 1,
-          });
-        }
+        for (const expression of sent) await calculate(expression);
         expect(await probe()).toEqual(before);
       }),
       { numRuns: fuzzRuns(15), seed: 9 },

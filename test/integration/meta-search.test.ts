@@ -100,10 +100,12 @@ describe("POST /meta_search", () => {
     for (const p of demo) expect(p).toMatch(/^\/demo\//);
     const fx = paths(await search({ query: "process id sum echo sleep", limit: 50 }, fxReader));
     for (const p of fx) expect(p).toMatch(/^\/fx\//);
-    // A node outside the caller's tree is refused, as meta_tree refuses it.
+    // A node no scope of the caller reaches is not there, as meta_tree answers it.
     const refused = await search({ query: "sum", path: "/demo" }, fxReader);
-    expect(refused.status).toBe(403);
-    expect(refused.body.error.kind).toBe("forbidden");
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.message).toBe(
+      "no entry at path /demo; use meta_tree to see what exists",
+    );
   });
 
   it("refuses bad requests with a message that says what to send", async () => {

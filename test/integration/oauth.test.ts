@@ -4,6 +4,7 @@ import { exportSPKI } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { INITIALIZE, postMcp } from "../helpers/mcp-client.js";
 import { TestIssuer } from "../helpers/authorization-server.js";
 import { capturingLogger, fixtureCommand, writeConfig } from "../helpers/broker.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
@@ -175,41 +176,22 @@ describe("bearer JWTs", () => {
 
   it("a JWT whose subject is a static token's id is not that token: not its session, not its audit", async () => {
     // A session opened by the static token "ci" (every scope).
-    const open = await fetch(`${url}/mcp`, {
-      method: "POST",
-      headers: {
-        ...bearer(ci),
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
-      }),
-    });
+    const open = await postMcp(`${url}/mcp`, INITIALIZE, bearer(ci));
     const session = open.headers.get("mcp-session-id")!;
     expect(session).toBeTruthy();
-    const impostor = await fetch(`${url}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${await jwt({ sub: "ci", scope: "mcp:read" })}`,
-        "mcp-session-id": session,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
+    const impostor = await postMcp(
+      `${url}/mcp`,
+      {
         jsonrpc: "2.0",
         id: 2,
         method: "tools/call",
         params: { name: "meta_call", arguments: { path: "/other/pid" } },
-      }),
-    });
+      },
+      {
+        authorization: `Bearer ${await jwt({ sub: "ci", scope: "mcp:read" })}`,
+        "mcp-session-id": session,
+      },
+    );
     expect(impostor.status).toBe(403);
     await call(await jwt({ sub: "ci" }));
     await expect
