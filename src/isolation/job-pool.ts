@@ -104,7 +104,7 @@ export class JobPool {
     for (const slot of this.slots) {
       clearTimeout(slot.idle);
       void slot.process?.then(
-        (process) => process.kill(),
+        (job) => job.kill(),
         () => undefined,
       );
     }
@@ -132,10 +132,10 @@ export class JobPool {
     const { signal, timeoutMs } = waiter.options;
     signal.removeEventListener("abort", waiter.onAbort);
     try {
-      let process = await slot.process?.catch(() => undefined);
-      if (!process?.alive) process = await this.start(slot);
+      let job = await slot.process?.catch(() => undefined);
+      if (!job?.alive) job = await this.start(slot);
       this.prepareSpare();
-      waiter.resolve(await process.run(waiter.job, timeoutMs, signal));
+      waiter.resolve(await job.run(waiter.job, timeoutMs, signal));
     } catch (err) {
       waiter.reject(err);
     } finally {
@@ -153,10 +153,10 @@ export class JobPool {
     slot.process = starting;
     slot.started = undefined;
     starting.then(
-      (process) => {
+      (job) => {
         if (slot.process !== starting) return;
-        slot.started = process;
-        if (this.closed) process.kill();
+        slot.started = job;
+        if (this.closed) job.kill();
       },
       () => {
         if (slot.process === starting) slot.process = undefined;
@@ -181,7 +181,7 @@ export class JobPool {
     slot.idle = setTimeout(() => {
       if (!slot.busy)
         void slot.process?.then(
-          (process) => process.kill(),
+          (job) => job.kill(),
           () => undefined,
         );
     }, this.options.idleMs);

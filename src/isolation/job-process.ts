@@ -51,7 +51,8 @@ const STDERR_TAIL = 2048;
 export class JobProcess {
   private nextId = 1;
   private stderrTail = "";
-  private exited = false;
+  /** Its resident memory may not pass this; measured once it is ready. */
+  private memoryCeiling = Number.POSITIVE_INFINITY;
   /** Why the broker ended the process, where it did: `ended` when nobody waits for its job. */
   private ending: StopReason | "ended" | undefined;
   private readonly exitListeners = new Set<() => void>();
@@ -59,8 +60,11 @@ export class JobProcess {
   private constructor(
     private readonly child: ChildProcess,
     private readonly options: JobProcessOptions,
-    private readonly memoryCeiling: number,
-  ) {}
+    stderrTail: string,
+  ) {
+    this.stderrTail = stderrTail;
+    this.watch();
+  }
 
   /** A new child, once it says it is ready; rejects with `unavailable` when it cannot start. */
   static async start(options: JobProcessOptions): Promise<JobProcess> {
@@ -111,25 +115,20 @@ export class JobProcess {
     } finally {
       child.stderr!.off("data", keepTail);
     }
-    const started = (await residentBytes(child.pid!)) ?? 0;
-    const process = new JobProcess(child, options, started + 2 * options.maxMemoryMb * 1024 * 1024);
-    process.stderrTail = tail;
-    process.watch();
-    return process;
+    // Watched from here on, before anything is awaited: an end now must not go unseen.
+    const job = new JobProcess(child, options, tail);
+    const idle = await residentBytes(child.pid!);
+    if (idle !== undefined) job.memoryCeiling = idle + 2 * options.maxMemoryMb * 1024 * 1024;
+    return job;
   }
 
+  /** Read off the process itself, so an end is known however early it came. */
   get alive(): boolean {
-    return !this.exited;
+    return this.child.exitCode === null && this.child.signalCode === null;
   }
 
   get pid(): number | undefined {
     return this.child.pid;
-  }
-
-  /** Called once, when the process has ended for whatever reason. */
-  onExit(listener: () => void): void {
-    if (this.exited) listener();
-    else this.exitListeners.add(listener);
   }
 
   /**
@@ -139,7 +138,7 @@ export class JobProcess {
    * BrokerError for a failure the job reported.
    */
   run(job: unknown, timeoutMs: number, signal: AbortSignal): Promise<unknown> {
-    if (this.exited) return Promise.reject(new JobStopped("crashed"));
+    if (!this.alive) return Promise.reject(new JobStopped("crashed"));
     signal.throwIfAborted();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -182,7 +181,7 @@ export class JobProcess {
 
   /** Ends the process at once (SIGKILL): a job in it is lost. */
   kill(reason: StopReason | "ended" = "ended"): void {
-    if (this.exited) return;
+    if (!this.alive) return;
     this.ending ??= reason;
     this.child.kill("SIGKILL");
   }
@@ -192,7 +191,6 @@ export class JobProcess {
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL);
     });
     this.child.once("exit", (code, signal) => {
-      this.exited = true;
       // Ended by itself, or for its memory: worth a line; a timeout or an abandoned job is not.
       if (this.ending === undefined || this.ending === "memory") {
         this.options.log.warn(
