@@ -30,7 +30,7 @@ export interface DocumentSettings extends FetchSettings {
 }
 
 /**
- * `extract_text` and `analyze_document` of seed 001, on a document fetched
+ * `extract_text` and `analyze_document`, the predefined document analyzer, on a document fetched
  * with care (in the broker: the address policy and roots live here), then
  * read and analyzed in processes of their own (isolation/), bounded in time
  * (`timeout_s`), memory, pages, unpacked size and characters.
