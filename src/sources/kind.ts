@@ -1,4 +1,5 @@
 import type { SourceConfig, SourceSchema } from "../config/schema.js";
+import { canonicalJson } from "../contract/digest.js";
 import type { ErrorProfile } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
 import type { Router } from "../contract/router.js";
@@ -25,8 +26,11 @@ export interface SourceKind<C extends SourceConfig> {
   /** The `source` object of this kind; merged into the config's union by `backend`. */
   readonly configSchema: SourceSchema;
   create(config: C, env: SourceEnv): Router;
-  /** What makes the backend what it is: a reload that changes it restarts the source. */
-  identity(config: C): string;
+  /**
+   * What besides its config makes the backend what it is (a component
+   * file's time of change): a reload that finds it changed restarts the source.
+   */
+  beyondConfig?(config: C): unknown;
   /** Problems the schema cannot see, found without starting anything (also by `check-config`). */
   check?(config: C): string[];
   /** How its own endpoint (`/mcp/<name>`) answers failures; default `mcp`. */
@@ -39,9 +43,13 @@ export interface AnySourceKind {
   readonly configSchema: SourceSchema;
   readonly errorProfile: ErrorProfile;
   create(config: SourceConfig, env: SourceEnv): Router;
+  /** What makes the backend what it is: a reload that changes it restarts the source. */
   identity(config: SourceConfig): string;
   check(config: SourceConfig): string[];
 }
+
+/** Fields the tree applies to a source's tools: changing them rebuilds the tree, not the source. */
+const TREE_FIELDS: readonly string[] = ["name", "tool_filter", "tool_overrides", "path_aliases"];
 
 export function defineSourceKind<C extends SourceConfig>(kind: SourceKind<C>): AnySourceKind {
   // A config reaches a kind only after its schema, chosen by `backend` in the union, accepted it.
@@ -51,7 +59,14 @@ export function defineSourceKind<C extends SourceConfig>(kind: SourceKind<C>): A
     configSchema: kind.configSchema,
     errorProfile: kind.errorProfile ?? "mcp",
     create: (config, env) => kind.create(own(config), env),
-    identity: (config) => kind.identity(own(config)),
+    // Every field of the validated config but the tree's, so no field can be left out by hand.
+    identity: (config) =>
+      canonicalJson({
+        config: Object.fromEntries(
+          Object.entries(config).filter(([field]) => !TREE_FIELDS.includes(field)),
+        ),
+        beyond: kind.beyondConfig?.(own(config)),
+      }) ?? "",
     check: (config) => kind.check?.(own(config)) ?? [],
   };
 }

@@ -13,5 +13,4 @@ export const builtinKind = defineSourceKind<BuiltinSourceConfig>({
     if (!toolset) throw new BrokerError("internal", `no built-in toolset ${config.toolset}`);
     return new BuiltinSource(id, toolset);
   },
-  identity: (config) => config.toolset,
 });

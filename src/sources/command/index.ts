@@ -7,15 +7,4 @@ export const commandKind = defineSourceKind<CommandSourceConfig>({
   backend: "command",
   configSchema: CommandSourceSchema,
   create: (config, { id, log }) => new CommandSource(id, config, log),
-  identity: (config) =>
-    JSON.stringify([
-      config.tools,
-      config.preset,
-      config.program,
-      config.network,
-      config.cwd,
-      config.env,
-      config.max_bytes,
-      config.timeout_ms,
-    ]),
 });

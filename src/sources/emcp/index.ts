@@ -7,14 +7,5 @@ export const emcpKind = defineSourceKind<EmcpSourceConfig>({
   backend: "emcp",
   configSchema: EmcpSourceSchema,
   create: (config, { id, log }) => new EmcpSource(id, config, log),
-  identity: (config) =>
-    JSON.stringify([
-      config.database,
-      config.table_prefix,
-      config.max_result_items,
-      config.max_offset,
-      config.max_depth,
-      config.models,
-    ]),
   errorProfile: "emcp",
 });

@@ -17,16 +17,6 @@ export const stdioKind = defineSourceKind<StdioSourceConfig>({
   configSchema: StdioSourceSchema,
   create: (config, { id, log }) =>
     new McpSource(id, stdioBackend(id, config, log), log, settingsOf(config)),
-  identity: (config) =>
-    JSON.stringify([
-      config.command,
-      config.env,
-      config.cwd,
-      config.revision,
-      config.start_timeout_s,
-      config.max_list_pages,
-      config.max_tools,
-    ]),
   check(config) {
     try {
       commandArgv(config.command);
@@ -42,15 +32,6 @@ export const httpKind = defineSourceKind<HttpSourceConfig>({
   backend: "http",
   configSchema: HttpSourceSchema,
   create: (config, { id, log }) => new McpSource(id, httpBackend(config), log, settingsOf(config)),
-  identity: (config) =>
-    JSON.stringify([
-      config.url,
-      config.headers,
-      config.revision,
-      config.start_timeout_s,
-      config.max_list_pages,
-      config.max_tools,
-    ]),
 });
 
 function settingsOf(config: StdioSourceConfig | HttpSourceConfig): McpSourceSettings {

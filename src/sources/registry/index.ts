@@ -7,5 +7,4 @@ export const registryKind = defineSourceKind<RegistrySourceConfig>({
   backend: "registry",
   configSchema: RegistrySourceSchema,
   create: (config, { id, registry }) => new RegistrySource(id, config.tool, registry),
-  identity: (config) => config.tool,
 });

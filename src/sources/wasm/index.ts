@@ -8,15 +8,6 @@ export const wasmKind = defineSourceKind<WasmSourceConfig>({
   backend: "wasm",
   configSchema: WasmSourceSchema,
   create: (config, { id, log }) => new WasmSource(id, config, log),
-  identity: (config) =>
-    JSON.stringify([
-      config.component,
-      // A rebuilt component is a new one: a reload picks it up.
-      statSync(config.component, { throwIfNoEntry: false })?.mtimeMs,
-      config.permissions,
-      config.timeout_ms,
-      config.max_memory_mb,
-      config.cache_dir,
-      config.instances,
-    ]),
+  // A rebuilt component is a new one: a reload picks it up.
+  beyondConfig: (config) => statSync(config.component, { throwIfNoEntry: false })?.mtimeMs,
 });
