@@ -300,7 +300,7 @@ describe("the post-MVP sibling tools against the tables themselves", () => {
     });
   });
 
-  it("neighbors takes limit and offset: that many on each side, after skipping the nearest", async () => {
+  it("neighbors are at most two, as Evolution's neighborsOf: limit and offset page them", async () => {
     const sides = (id: number) => {
       const doc = docs.find((d) => d.id === id)!;
       return {
@@ -312,18 +312,17 @@ describe("the post-MVP sibling tools against the tables themselves", () => {
       (d) => d.deleted === 0 && sides(d.id).before.length >= 4 && sides(d.id).after.length >= 4,
     )!;
     const { before, after } = sides(doc.id);
-    const got = await answer("evo.content.neighbors", { id: doc.id, limit: 2, offset: 1 });
-    expect(got.items.map((i: any) => i.id)).toEqual(
-      [...before.slice(-3, -1), ...after.slice(1, 3)].map((d) => d.id),
-    );
-    expect(got.meta).toMatchObject({
-      limit: 2,
-      offset: 1,
-      count: 4,
-      has_more: true,
-      prev: before.at(-2)!.id,
-      next: after[1]!.id,
-    });
+    const [prev, next] = [before.at(-1)!.id, after[0]!.id];
+    const ids = async (page: { limit?: number; offset?: number }) => {
+      const got = await answer("evo.content.neighbors", { id: doc.id, ...page });
+      expect(got.meta).toMatchObject({ prev, next });
+      return { items: got.items.map((i: any) => i.id), has_more: got.meta.has_more };
+    };
+    // However large the limit, two at most: never further siblings.
+    expect(await ids({ limit: 10 })).toEqual({ items: [prev, next], has_more: false });
+    expect(await ids({ limit: 1 })).toEqual({ items: [prev], has_more: true });
+    expect(await ids({ limit: 1, offset: 1 })).toEqual({ items: [next], has_more: false });
+    expect(await ids({ offset: 2 })).toEqual({ items: [], has_more: false });
   });
 
   it("children_range and siblings_range take both bounds as included", async () => {

@@ -6,39 +6,32 @@ import { beside, placeOf } from "./sibling-order.js";
 import type { EmcpTool } from "./tool.js";
 
 /**
- * `evo.content.neighbors`: the siblings nearest a document in menu order, on
- * each side. `limit` (default 1) is how many on each side, `offset` how many
- * of the nearest to skip first, as in every list of the contract. `items`
- * holds the previous ones then the next ones, each in menu order; `meta.prev`
- * and `meta.next` name the nearest of each in the page (null where there is
- * none); `meta.has_more` says whether either side goes on.
+ * `evo.content.neighbors`, as Evolution's own `neighborsOf` (its closure
+ * table) has it: the one sibling immediately before a document in menu
+ * order and the one immediately after, that list of at most two paged by
+ * `limit` (default 2) and `offset` as every list of the contract is. `items`
+ * holds the page, the previous one first; `meta.prev` and `meta.next` name
+ * the two (null where there is none), whatever the page.
  */
 export function contentNeighbors(limits: EmcpLimits): EmcpTool {
   const p = schemaParts(limits);
   return {
     definition: toolDefinition(
       "evo.content.neighbors",
-      "Get the siblings nearest a document in menu order: limit on each side (default 1), after skipping offset.",
+      "Get the sibling immediately before a document in menu order and the one immediately after: a list of at most two, paged by limit (default 2) and offset.",
       {
         id: p.id,
         ...p.item,
-        limit: {
-          ...p.page.limit,
-          default: 1,
-          description: `Siblings on each side, 1 to ${limits.maxResultItems}.`,
-        },
-        offset: {
-          ...p.page.offset,
-          description: `Nearest siblings to skip on each side, at most ${limits.maxOffset}.`,
-        },
+        limit: { ...p.page.limit, default: 2 },
+        offset: p.page.offset,
       },
       ["id"],
     ),
     async run({ db }: CmsDatabase, args) {
-      const { limit, offset } = page({ ...args, limit: args.limit ?? 1 }, limits);
+      const { limit, offset } = page({ ...args, limit: args.limit ?? 2 }, limits);
       const place = await placeOf(db, args.id as number);
       const nearest = async (side: "prev" | "next") => {
-        if (place === undefined) return [];
+        if (place === undefined) return undefined;
         const dir = side === "prev" ? "desc" : "asc";
         return db
           .selectFrom("site_content")
@@ -47,23 +40,21 @@ export function contentNeighbors(limits: EmcpLimits): EmcpTool {
           .where((eb) => beside(eb, place, side))
           .orderBy("menuindex", dir)
           .orderBy("id", dir)
-          .limit(limit + 1)
-          .offset(offset)
-          .execute();
+          .limit(1)
+          .executeTakeFirst();
       };
       const [prev, next] = await Promise.all([nearest("prev"), nearest("next")]);
-      const shownPrev = prev.slice(0, limit);
-      const shownNext = next.slice(0, limit);
-      const items = await toItems(db, [...[...shownPrev].reverse(), ...shownNext], args);
+      const both = [prev, next].filter((row) => row !== undefined);
+      const items = await toItems(db, both.slice(offset, offset + limit), args);
       return structuredResult({
         items,
         meta: {
           limit,
           offset,
           count: items.length,
-          has_more: prev.length > limit || next.length > limit,
-          prev: shownPrev[0]?.id ?? null,
-          next: shownNext[0]?.id ?? null,
+          has_more: both.length > offset + limit,
+          prev: prev?.id ?? null,
+          next: next?.id ?? null,
           toolsetVersion: TOOLSET_VERSION,
         },
       });
