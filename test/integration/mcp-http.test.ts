@@ -88,14 +88,23 @@ describe("MCP over Streamable HTTP, expose: meta", () => {
     expect(textOf(bad)).toContain("missing required argument 'b'");
     const relative = await client.callTool({ name: "meta_tree", arguments: { path: "demo" } });
     expect(relative.isError).toBe(true);
-    expect(textOf(relative)).toContain("is not an absolute path");
+    expect(textOf(relative)).toContain("$.path: must be an absolute path");
     const trailing = JSON.parse(
       textOf(await client.callTool({ name: "meta_tree", arguments: { path: "/demo/" } })),
     );
     expect(trailing.path).toBe("/demo");
     const noPath = await client.callTool({ name: "meta_desc", arguments: {} });
     expect(noPath.isError).toBe(true);
-    expect(textOf(noPath)).toContain('needs a \\"path\\" argument');
+    expect(textOf(noPath)).toContain("$.path: expected a string");
+    const wrongType = await client.callTool({ name: "meta_tree", arguments: { path: 5 } });
+    expect(wrongType.isError).toBe(true);
+    expect(textOf(wrongType)).toContain("$.path: expected a string");
+    const unknownKey = await client.callTool({
+      name: "meta_search",
+      arguments: { query: "sum", limt: 3 },
+    });
+    expect(unknownKey.isError).toBe(true);
+    expect(textOf(unknownKey)).toContain("limt");
   });
 
   it("refuses a flat tool name in meta mode with -32602", async () => {

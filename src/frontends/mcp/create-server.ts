@@ -10,7 +10,6 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Broker } from "../../broker/broker.js";
 import { allows } from "../../auth/scopes.js";
-import { BrokerError } from "../../contract/errors.js";
 import type { CallContext, Principal } from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
 import type { ExposeMode } from "../../config/schema.js";
@@ -26,9 +25,15 @@ import { handleRequest } from "./handle-request.js";
 import { sdkHost, type Era, type HandlerHost } from "./handler-host.js";
 import type { InputBridge } from "./input-bridge.js";
 import { serverOptions } from "./server-options.js";
-import { META_TOOL_NAMES, META_TOOLS } from "./meta-tools.js";
+import { META_TOOL_NAMES, META_TOOLS } from "../../broker/meta-api/tools.js";
 import { announce } from "./announce.js";
-import { parseRequest, SearchRequest } from "../rest/requests.js";
+import { parseRequest } from "../../broker/meta-api/parse-request.js";
+import {
+  CallRequest,
+  DescribeRequest,
+  SearchRequest,
+  TreeRequest,
+} from "../../broker/meta-api/requests.js";
 import { ProtocolError } from "./protocol-error.js";
 import { requestContext } from "./request-context.js";
 
@@ -136,27 +141,30 @@ export function serveBroker(
   );
 }
 
-/** The meta tools; a failure (a path that is not there) is theirs to answer as a tool result. */
+/**
+ * The meta tools, their arguments parsed with the schemas REST parses its
+ * bodies with; a failure (a path that is not there) is theirs to answer as a
+ * tool result.
+ */
 async function metaCall(
   broker: Broker,
   name: string,
   args: Record<string, unknown>,
   ctx: CallContext,
 ): Promise<CallToolResult> {
-  if (name === "meta_search") {
-    const request = parseRequest(SearchRequest, args);
-    return jsonResult(await broker.search(request, ctx.principal, ctx.signal));
-  }
-  const path = typeof args.path === "string" ? args.path : name === "meta_tree" ? "/" : undefined;
-  if (path === undefined)
-    throw new BrokerError("invalid_params", `${name} needs a "path" argument, such as "/"`);
   switch (name) {
+    case "meta_search":
+      return jsonResult(
+        await broker.search(parseRequest(SearchRequest, args), ctx.principal, ctx.signal),
+      );
     case "meta_tree":
-      return jsonResult(broker.list(path, ctx.principal));
+      return jsonResult(broker.list(parseRequest(TreeRequest, args).path, ctx.principal));
     case "meta_desc":
-      return jsonResult(broker.describe(path, ctx.principal));
-    default:
-      return toCallToolResult(await broker.call(path, args.args ?? {}, ctx));
+      return jsonResult(broker.describe(parseRequest(DescribeRequest, args).path, ctx.principal));
+    default: {
+      const { path, args: toolArgs } = parseRequest(CallRequest, args);
+      return toCallToolResult(await broker.call(path, toolArgs, ctx));
+    }
   }
 }
 

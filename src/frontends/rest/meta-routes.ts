@@ -2,7 +2,13 @@ import { Hono, type Context } from "hono";
 import type { Broker } from "../../broker/broker.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { AuthEnv } from "../http/token-auth/index.js";
-import { CallRequest, parseRequest, PathRequest, SearchRequest } from "./requests.js";
+import { parseRequest } from "../../broker/meta-api/parse-request.js";
+import {
+  CallRequest,
+  DescribeRequest,
+  SearchRequest,
+  TreeRequest,
+} from "../../broker/meta-api/requests.js";
 
 const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
 
@@ -16,11 +22,11 @@ const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
 export function metaRoutes(broker: Broker): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   app.post("/meta_tree", async (c) => {
-    const { path } = parseRequest(PathRequest, await jsonBody(c));
+    const { path } = parseRequest(TreeRequest, await jsonBody(c));
     return c.json(broker.list(path, c.get("principal")));
   });
   app.post("/meta_desc", async (c) => {
-    const { path } = parseRequest(PathRequest, await jsonBody(c));
+    const { path } = parseRequest(DescribeRequest, await jsonBody(c));
     return c.json(broker.describe(path, c.get("principal")));
   });
   app.post("/meta_search", async (c) => {

@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { Broker } from "../../broker/broker.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { Principal } from "../../contract/router.js";
-import { invalidRequest, parseRequest, SearchRequest } from "../rest/requests.js";
+import { invalidRequest, parseRequest } from "../../broker/meta-api/parse-request.js";
+import { SearchRequest } from "../../broker/meta-api/requests.js";
 
 const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
 

@@ -1,0 +1,52 @@
+/**
+ * The requests of the meta tools, one schema each, which every frontend
+ * parses with (REST's bodies, MCP's tool arguments, the registry's
+ * `tools/search`) and from which MCP's `inputSchema`s are made (tools.ts):
+ * the same request is the same answer, whichever way it came.
+ */
+import { z } from "zod";
+import { normalizePath } from "../../tree/path.js";
+
+const TreePath = z
+  .string({ error: 'expected a string: a path such as "/" or "/repo/read"' })
+  .refine((p) => normalizePath(p) !== null, 'must be an absolute path such as "/" or "/repo/read"')
+  .describe('Absolute path in the tool tree, such as "/" or "/repo/read/get_file".');
+
+export const TreeRequest = z.strictObject({
+  path: TreePath.default("/").describe('The node whose children to list; default "/".'),
+});
+
+export const DescribeRequest = z.strictObject({ path: TreePath });
+
+export const CallRequest = z.strictObject({
+  path: TreePath,
+  args: z
+    .record(z.string(), z.unknown(), { error: "expected an object of named arguments" })
+    .default({})
+    .describe("Arguments of the tool, as its args_schema says."),
+});
+
+/** The longest query taken: a request for a tool is a sentence, not a document. */
+export const MAX_QUERY_CHARS = 1000;
+
+export const SearchRequest = z
+  .strictObject({
+    query: z
+      .string({ error: 'expected a string saying what the tool should do, such as "read a file"' })
+      .trim()
+      .min(1, 'is empty; say what the tool should do, such as "read a file"')
+      .max(
+        MAX_QUERY_CHARS,
+        `is longer than ${MAX_QUERY_CHARS} characters; say in a sentence what the tool should do`,
+      )
+      .describe('What the tool should do, such as "read a file".'),
+    limit: z
+      .int({ error: "expected a whole number from 1 to 50" })
+      .min(1, "must be from 1 to 50")
+      .max(50, "must be from 1 to 50")
+      .default(10)
+      .describe("Results at most; default 10."),
+    path: TreePath.default("/").describe("Search only under this node; default /."),
+    include_schema: z.boolean().default(false).describe("Add each tool's args_schema."),
+  })
+  .transform(({ include_schema, ...rest }) => ({ ...rest, includeSchema: include_schema }));

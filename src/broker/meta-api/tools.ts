@@ -1,0 +1,46 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { CallRequest, DescribeRequest, SearchRequest, TreeRequest } from "./requests.js";
+
+/** What a meta tool's MCP `inputSchema` is: its request schema, as a caller writes it. */
+function inputSchema(schema: z.ZodType): Tool["inputSchema"] {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "input" });
+  return json as Tool["inputSchema"];
+}
+
+/**
+ * The meta tools as MCP lists them, their `inputSchema`s made from the
+ * request schemas every frontend parses with. Their descriptions stay short
+ * and fixed whatever the size of the tree: a model reads the tree on
+ * demand, not up front.
+ */
+export const META_TOOLS: Tool[] = [
+  {
+    name: "meta_tree",
+    description:
+      'List the direct children (nodes and tools) of a node in the tool tree. Start with path "/".',
+    inputSchema: inputSchema(TreeRequest),
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "meta_desc",
+    description:
+      "Describe the node or tool at a path. For a tool: its summary, description, args_schema and example_args.",
+    inputSchema: inputSchema(DescribeRequest),
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "meta_search",
+    description:
+      "Find tools by what they do, in words. Returns paths for meta_desc and meta_call; include_schema adds each args_schema.",
+    inputSchema: inputSchema(SearchRequest),
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "meta_call",
+    description: "Call the tool at a path with args that match the args_schema given by meta_desc.",
+    inputSchema: inputSchema(CallRequest),
+  },
+];
+
+export const META_TOOL_NAMES = new Set(META_TOOLS.map((t) => t.name));
