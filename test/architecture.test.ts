@@ -4,8 +4,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 /**
- * The layers of DESIGN.md, lowest first: a file imports its own layer and the
- * ones below, never one above, and no file imports a file that imports it back.
+ * The layers of docs/ARCHITECTURE.md, lowest first: a file imports its own
+ * layer and the ones below, never one above, and no file imports a file that
+ * imports it back.
  */
 const RANK: Record<string, number> = {
   contract: 0,
@@ -20,7 +21,7 @@ const RANK: Record<string, number> = {
   policy: 3,
   toolsets: 3,
   registry: 3,
-  search: 3,
+  "tool-search": 3,
   sources: 4,
   broker: 5,
   frontends: 6,
@@ -85,5 +86,15 @@ describe("the layers", () => {
     };
     for (const file of imports.keys()) if (!state.has(file)) visit(file);
     expect(cycles).toEqual([]);
+  });
+});
+
+describe("the frontends", () => {
+  it("set no deadline of their own: a request's timeout is the policy's", () => {
+    const inventing = [...imports.keys()]
+      .filter((file) => layerOf(file) === "frontends")
+      .filter((file) => /\bdeadline\s*:/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(SRC, file));
+    expect(inventing).toEqual([]);
   });
 });

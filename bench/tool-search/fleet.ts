@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { SearchableTool } from "../../src/search/searchable-tool.js";
+import type { SearchableTool } from "../../src/tool-search/searchable-tool.js";
 
 /** A server's tools as its `tools/list` gave them, with the package they came from. */
 export interface FleetServer {

@@ -7,9 +7,9 @@
  */
 import { fileURLToPath } from "node:url";
 import MiniSearch from "minisearch";
-import { ToolSearch } from "../../src/search/tool-search.js";
-import { Thesaurus } from "../../src/search/thesaurus.js";
-import type { SearchableTool } from "../../src/search/searchable-tool.js";
+import { ToolSearch } from "../../src/tool-search/tool-search.js";
+import { Thesaurus } from "../../src/tool-search/thesaurus.js";
+import type { SearchableTool } from "../../src/tool-search/searchable-tool.js";
 import { loadJson, searchableFleet, type FleetServer, type Query } from "./fleet.js";
 import { coverageAt, mean, ndcgAt, recallAt, type Judged } from "./retrieval-metrics.js";
 import { percentile } from "../stats.js";

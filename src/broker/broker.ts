@@ -4,7 +4,8 @@ import { ConfigError } from "../config/errors.js";
 import type { Config, RenderMode, ScopeAction } from "../config/schema.js";
 import { BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
-import type { CallContext, Principal, SourceEvent, SourceStatus } from "../contract/router.js";
+import type { CallerContext, Principal, SourceEvent, SourceStatus } from "../contract/router.js";
+import { withDeadline } from "../policy/timeout/index.js";
 import { renderResult } from "../output/render.js";
 import { truncateOutput } from "../output/truncate.js";
 import { compose, policyLinks, type PolicySettings } from "../policy/chain.js";
@@ -31,19 +32,13 @@ import { RegistryDesk } from "./registry-desk.js";
 import { DEFAULT_REGISTRY_MOUNT, skeletonWithRegistry } from "./registry-tree.js";
 import { SourcePool } from "./source-pool.js";
 import { SourceView } from "./source-view.js";
-import { EmbeddingsClient } from "../search/embeddings-client.js";
-import { SemanticIndex } from "../search/semantic-index.js";
-import { Thesaurus } from "../search/thesaurus.js";
-import { searchableTools } from "../search/tool-documents.js";
-import { ToolSearch } from "../search/tool-search.js";
-import {
-  describeEntry,
-  foundTool,
-  listChildren,
-  type EntryDescription,
-  type FoundTool,
-  type NodeListing,
-} from "./views.js";
+import { EmbeddingsClient } from "../tool-search/embeddings-client.js";
+import { SemanticIndex } from "../tool-search/semantic-index.js";
+import { Thesaurus } from "../tool-search/thesaurus.js";
+import { searchableTools } from "../tool-search/tool-documents.js";
+import { ToolSearch } from "../tool-search/tool-search.js";
+import { describeEntry, foundTool, listChildren } from "./views.js";
+import type { EntryDescription, NodeListing, SearchAnswer } from "./meta-api/answers.js";
 
 export interface BrokerOptions {
   readonly log: Logger;
@@ -240,7 +235,7 @@ export class Broker {
     request: ToolSearchRequest,
     principal: Principal,
     signal?: AbortSignal,
-  ): Promise<{ results: FoundTool[] }> {
+  ): Promise<SearchAnswer> {
     const tree = this.current;
     const under = this.visible(request.path, principal);
     this.mayReach(principal, "tree", under.path);
@@ -279,8 +274,8 @@ export class Broker {
     return this.current.tools().filter((leaf) => allows(principal, "call", leaf.path));
   }
 
-  async call(path: string, args: unknown, ctx: CallContext): Promise<CallOutput> {
-    this.visible(path, ctx.principal);
+  async call(path: string, args: unknown, caller: CallerContext): Promise<CallOutput> {
+    this.visible(path, caller.principal);
     const leaf = this.current.tool(path);
     if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
       throw new BrokerError(
@@ -295,7 +290,7 @@ export class Broker {
       source: leaf.sourceId,
       leaf,
       args: (args ?? {}) as Record<string, unknown>,
-      ctx,
+      ctx: withDeadline(caller, leaf.timeoutMs),
       limits: leaf.limits,
       timeoutMs: leaf.timeoutMs,
     })) as CallToolResult;
@@ -320,9 +315,9 @@ export class Broker {
     source: string,
     kind: K,
     params: SourceRequests[K][0],
-    ctx: CallContext,
+    caller: CallerContext,
   ): Promise<Outcome<K>> {
-    const mount = this.mountNamed(source, ctx.principal);
+    const mount = this.mountNamed(source, caller.principal);
     const node = this.current.node(mount.id);
     // A generic kind cannot narrow the union of requests; `kind` and `params` come from one K.
     const request = {
@@ -330,7 +325,7 @@ export class Broker {
       path: mount.id,
       source: mount.id,
       params,
-      ctx,
+      ctx: withDeadline(caller, node.timeoutMs),
       limits: node.limits,
       timeoutMs: node.timeoutMs,
     } as Request;

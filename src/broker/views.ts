@@ -1,55 +1,14 @@
 import type { NodeEntry, ToolEntry, Tree, TreeEntry } from "../tree/tree.js";
 import { lastSegment } from "../tree/path.js";
 import type { SourceStatus } from "../contract/router.js";
-
-/** One child as `meta_tree` lists it. */
-export interface EntrySummary {
-  path: string;
-  name: string;
-  type: "node" | "tool";
-  summary?: string;
-}
-
-export interface NodeListing {
-  path: string;
-  children: EntrySummary[];
-}
-
-export interface NodeDescription {
-  path: string;
-  type: "node";
-  summary?: string;
-  description?: string;
-  /** The state of the source mounted here, as /healthz gives it to admins. */
-  source?: {
-    name: string;
-    state: SourceStatus["state"];
-    up: boolean;
-    restarts: number;
-    attempts: number;
-    error?: string;
-  };
-  children: EntrySummary[];
-}
-
-export interface ToolDescription {
-  path: string;
-  type: "tool";
-  summary: string;
-  description: string;
-  args_schema: ToolEntry["tool"]["inputSchema"];
-  example_args?: Record<string, unknown>;
-  output_schema?: ToolEntry["tool"]["outputSchema"];
-  annotations?: ToolEntry["tool"]["annotations"];
-  flat_name: string;
-  render_mode: ToolEntry["renderMode"];
-  max_output_chars?: number;
-  timeout_s: number;
-  /** The limits in force for this tool (tool, node or config, the nearest). */
-  limits: { max_request_bytes?: number; max_result_items?: number; max_result_bytes?: number };
-}
-
-export type EntryDescription = NodeDescription | ToolDescription;
+import type {
+  EntryDescription,
+  EntrySummary,
+  FoundTool,
+  NodeDescription,
+  NodeListing,
+  ToolDescription,
+} from "./meta-api/answers.js";
 
 export function summarizeEntry(entry: TreeEntry): EntrySummary {
   const out: EntrySummary = {
@@ -109,14 +68,6 @@ function describeTool(leaf: ToolEntry): ToolDescription {
   if (leaf.tool.annotations !== undefined) out.annotations = leaf.tool.annotations;
   if (leaf.maxOutputChars !== undefined) out.max_output_chars = leaf.maxOutputChars;
   return out;
-}
-
-/** One result of `meta_search`. */
-export interface FoundTool {
-  path: string;
-  summary: string;
-  score: number;
-  args_schema?: ToolEntry["tool"]["inputSchema"];
 }
 
 export function foundTool(leaf: ToolEntry, score: number, withSchema: boolean): FoundTool {

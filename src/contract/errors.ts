@@ -16,6 +16,25 @@ export type ErrorKind =
   | "execution_failed"
   | "internal";
 
+/**
+ * The HTTP status of each kind, wherever a failure is answered over HTTP
+ * (REST, the registry's endpoint, MCP's refusals before a session).
+ * `execution_failed` is a tool's own failure: the request itself succeeded.
+ */
+export const HTTP_STATUS = {
+  invalid_params: 400,
+  not_found: 404,
+  unauthenticated: 401,
+  forbidden: 403,
+  idempotency_conflict: 409,
+  too_large: 413,
+  rate_limited: 429,
+  timeout: 504,
+  unavailable: 503,
+  execution_failed: 200,
+  internal: 500,
+} as const satisfies Record<ErrorKind, number>;
+
 export class BrokerError extends Error {
   override readonly name = "BrokerError";
 

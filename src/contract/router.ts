@@ -39,12 +39,14 @@ export interface Principal {
   readonly scopes: readonly string[];
 }
 
-/** Everything a source may need to run one call, and nothing about wire formats. */
-export interface CallContext {
+/**
+ * What a frontend knows of one request, and nothing about wire formats:
+ * everything a source needs but its deadline, which is the policy's (the
+ * timeout in force at the path, or the one the caller asked for).
+ */
+export interface CallerContext {
   /** Aborted on timeout, on client cancellation and on disconnect. */
   readonly signal: AbortSignal;
-  /** Epoch milliseconds after which the call is abandoned. */
-  readonly deadline: number;
   readonly principal: Principal;
   /** Progress reported by the backend, for the caller. */
   progress?(p: Progress): void;
@@ -73,6 +75,12 @@ export interface CallContext {
   readonly timeoutMs?: number | undefined;
   /** From `Idempotency-Key` or `_meta.idempotencyKey`: a repeat returns the first result. */
   readonly idempotencyKey?: string | undefined;
+}
+
+/** Everything a source may need to run one call: the caller's context and its deadline. */
+export interface CallContext extends CallerContext {
+  /** Epoch milliseconds after which the call is abandoned. */
+  readonly deadline: number;
 }
 
 /** Notifications a source raises outside any one call. */

@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Broker } from "../../broker/broker.js";
-import { asBrokerError, BrokerError } from "../../contract/errors.js";
+import { asBrokerError, BrokerError, HTTP_STATUS } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
 import type { Principal } from "../../contract/router.js";
 import type { ExposeMode, ScopeAction } from "../../config/schema.js";
@@ -25,7 +25,7 @@ import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { createSourceServer } from "../mcp/source-server.js";
 import { metaRoutes } from "../rest/meta-routes.js";
 import { rpcRoutes } from "../rpc/rpc-route.js";
-import { REST_STATUS } from "../rest/status.js";
+
 import type { Credentials } from "../../auth/credentials.js";
 import { ProtectedResource, RESOURCE_METADATA_PATH } from "../../auth/oauth/protected-resource.js";
 import { tokenAuth, type AuthEnv } from "./token-auth/index.js";
@@ -122,7 +122,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         ),
       );
     }
-    return c.json({ error: e.toJSON() }, REST_STATUS[e.kind]);
+    return c.json({ error: e.toJSON() }, HTTP_STATUS[e.kind]);
   });
   // The protected resource metadata (RFC 9728) is for anyone: it says where to get a token.
   const resourceMetadata = (c: Context<AuthEnv>) => {

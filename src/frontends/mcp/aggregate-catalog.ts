@@ -19,7 +19,7 @@ import {
 } from "./aggregate-names.js";
 import type { Broker } from "../../broker/broker.js";
 import { BrokerError } from "../../contract/errors.js";
-import type { CacheHint, CallContext } from "../../contract/router.js";
+import type { CacheHint, CallerContext } from "../../contract/router.js";
 import { combinedHint, hintOf, leastFresh } from "./cache-hint.js";
 import type { SourceView } from "../../broker/source-view.js";
 import { announce } from "./announce.js";
@@ -44,10 +44,10 @@ export const AGGREGATE_CAPABILITIES: ServerCapabilities = {
 export function serveAggregateCatalog(
   host: HandlerHost,
   broker: Broker,
-  context: (extra: RequestExtra) => CallContext,
+  context: (extra: RequestExtra) => CallerContext,
 ): ReadonlySet<string> {
   const handling = { log: broker.log };
-  const offering = (feature: "resources" | "prompts", ctx: CallContext) =>
+  const offering = (feature: "resources" | "prompts", ctx: CallerContext) =>
     broker
       .allSources()
       .filter((s) => s.capabilities()[feature] !== undefined && s.visibleTo(ctx.principal));
@@ -58,7 +58,7 @@ export function serveAggregateCatalog(
    */
   const gather = async <R extends { nextCursor?: string }, T>(
     feature: "resources" | "prompts",
-    ctx: CallContext,
+    ctx: CallerContext,
     page: (source: SourceView, cursor: string | undefined) => Promise<R>,
     items: (page: R) => T[],
     qualify: (source: SourceView, item: T) => T,

@@ -10,7 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Broker } from "../../broker/broker.js";
 import { allows } from "../../auth/scopes.js";
-import type { CallContext, Principal } from "../../contract/router.js";
+import type { CallerContext, Principal } from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
 import type { ExposeMode } from "../../config/schema.js";
 import type { ToolEntry } from "../../tree/tree.js";
@@ -150,7 +150,7 @@ async function metaCall(
   broker: Broker,
   name: string,
   args: Record<string, unknown>,
-  ctx: CallContext,
+  ctx: CallerContext,
 ): Promise<CallToolResult> {
   switch (name) {
     case "meta_search":

@@ -5,8 +5,8 @@ import {
   type BrokerError,
   type ErrorKind,
   type ErrorProfile,
+  HTTP_STATUS,
 } from "../../contract/errors.js";
-import { REST_STATUS } from "../rest/status.js";
 
 /**
  * A JSON-RPC error as the SDK puts it on the wire: it takes `code`, `message`
@@ -54,7 +54,7 @@ export function protocolError(err: unknown, profile: ErrorProfile = "mcp"): Prot
   if (isRefusal(e)) {
     return new ProtocolError(ErrorCode.InvalidRequest, e.message, {
       kind: e.kind,
-      http_status: REST_STATUS[e.kind],
+      http_status: HTTP_STATUS[e.kind],
       ...e.details,
     });
   }

@@ -4,9 +4,7 @@ import type {
   ServerNotification,
   ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { CallContext, Principal } from "../../contract/router.js";
-
-const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
+import type { CallerContext, Principal } from "../../contract/router.js";
 
 /** What a handler has of its request besides the message: cancellation and the way back. */
 export interface RequestExtra {
@@ -30,7 +28,7 @@ export interface RequestIdentity {
 export type RequestMeta = { progressToken?: string | number; idempotencyKey?: unknown } | undefined;
 
 /**
- * The CallContext of one MCP request: its cancellation, its progress token, and
+ * The CallerContext of one MCP request: its cancellation, its progress token, and
  * a way back to this client for the backend's own requests and logs, all
  * bound to the request, so they travel on its stream and reach only its client.
  */
@@ -39,13 +37,12 @@ export function requestContext(
   principal: Principal,
   session: string,
   meta?: RequestMeta,
-): CallContext {
+): CallerContext {
   const progressToken = meta?.progressToken;
   const idempotencyKey = meta?.idempotencyKey;
   return {
     signal: extra.signal,
     clientCapabilities: extra.clientCapabilities,
-    deadline: Date.now() + FAR_FUTURE_MS,
     principal,
     session,
     idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : undefined,

@@ -16,7 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { allows } from "../../auth/scopes.js";
 import type { Broker } from "../../broker/broker.js";
-import type { CallContext, Principal } from "../../contract/router.js";
+import type { CallerContext, Principal } from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
 import { toCallToolResult } from "./call-result.js";
 import { announce } from "./announce.js";
@@ -113,7 +113,7 @@ export function serveSource(
   const source = broker.source(name);
   const backend = source.capabilities();
   const handling = { log: broker.log, profile: source.errorProfile };
-  const ctx = (extra: RequestExtra, meta?: RequestMeta): CallContext =>
+  const ctx = (extra: RequestExtra, meta?: RequestMeta): CallerContext =>
     requestContext(extra, principal(), session, meta);
   const interest: SessionInterest = { subscribed: new Set(), logging: false };
 

@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import type { Broker } from "../../broker/broker.js";
 import { BrokerError } from "../../contract/errors.js";
 import type { AuthEnv } from "../http/token-auth/index.js";
+import type { CallAnswer } from "../../broker/meta-api/answers.js";
 import { parseRequest } from "../../broker/meta-api/parse-request.js";
 import {
   CallRequest,
@@ -10,10 +11,8 @@ import {
   TreeRequest,
 } from "../../broker/meta-api/requests.js";
 
-const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
-
 /**
- * `POST /meta_tree`, `/meta_desc`, `/meta_call` of the seed, and `/meta_search`:
+ * `POST /meta_tree`, `/meta_desc`, `/meta_call` and `/meta_search`:
  * JSON in, JSON out. A call's answer says when its output was cut
  * (`truncated`) or had keys removed (`redacted`), and how long the call took
  * (`Server-Timing: call;dur=…`, in milliseconds).
@@ -40,21 +39,17 @@ export function metaRoutes(broker: Broker): Hono<AuthEnv> {
     let unkept: string | undefined;
     const out = await broker.call(path, args, {
       signal: c.req.raw.signal,
-      deadline: Date.now() + FAR_FUTURE_MS,
       principal: c.get("principal"),
       idempotencyKey: c.req.header("idempotency-key"),
       redacted: () => (redacted = true),
       unkept: (why) => (unkept = why),
     });
     c.header("server-timing", `call;dur=${(performance.now() - started).toFixed(1)}`);
-    return c.json({
-      path: out.path,
-      is_error: out.isError,
-      output: out.output,
-      ...(out.truncated ? { truncated: true } : {}),
-      ...(redacted ? { redacted: true } : {}),
-      ...(unkept === undefined ? {} : { idempotency: { kept: false, why: unkept } }),
-    });
+    const answer: CallAnswer = { path: out.path, is_error: out.isError, output: out.output };
+    if (out.truncated) answer.truncated = true;
+    if (redacted) answer.redacted = true;
+    if (unkept !== undefined) answer.idempotency = { kept: false, why: unkept };
+    return c.json(answer);
   });
   return app;
 }

@@ -1,12 +1,12 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { BrokerError, ErrorKind } from "../../contract/errors.js";
+import { HTTP_STATUS, type BrokerError, type ErrorKind } from "../../contract/errors.js";
 
 /** JSON-RPC's own failures, before any method runs. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 
-/** The registry's codes (seed 001), with the seed's messages. */
+/** The registry's codes, with the messages the MCP Protocol Contracts give them. */
 export const REGISTRY_CODES = {
   server_error: { code: -32000, message: "Server error" },
   execution_failed: { code: -32001, message: "Tool execution failed" },
@@ -20,15 +20,18 @@ export const REGISTRY_CODES = {
 
 export type RegistryErrorType = keyof typeof REGISTRY_CODES;
 
-/** Failures the table of DESIGN.md answers with an HTTP status on the registry endpoint too. */
-const HTTP_STATUS: Partial<Record<ErrorKind, ContentfulStatusCode>> = {
-  unauthenticated: 401,
-  forbidden: 403,
-  idempotency_conflict: 409,
-  too_large: 413,
-};
+/**
+ * Failures of the request itself rather than of the registry's work, answered
+ * with their HTTP status on the registry endpoint too.
+ */
+const REFUSED_OVER_HTTP: ReadonlySet<ErrorKind> = new Set([
+  "unauthenticated",
+  "forbidden",
+  "idempotency_conflict",
+  "too_large",
+]);
 
-/** The seed's name for a broker error: which code it gets on `/rpc`. */
+/** The registry's name for a broker error: which code it gets on `/rpc`. */
 export function registryErrorType(error: BrokerError): RegistryErrorType {
   switch (error.kind) {
     case "invalid_params":
@@ -50,5 +53,5 @@ export function registryErrorType(error: BrokerError): RegistryErrorType {
 
 /** The HTTP status a single request's failure is answered with; 200 for the registry's own codes. */
 export function httpStatusOf(error: BrokerError): ContentfulStatusCode {
-  return HTTP_STATUS[error.kind] ?? 200;
+  return REFUSED_OVER_HTTP.has(error.kind) ? HTTP_STATUS[error.kind] : 200;
 }

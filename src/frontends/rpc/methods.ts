@@ -7,8 +7,6 @@ import type { Principal } from "../../contract/router.js";
 import { invalidRequest, parseRequest } from "../../broker/meta-api/parse-request.js";
 import { SearchRequest } from "../../broker/meta-api/requests.js";
 
-const FAR_FUTURE_MS = 24 * 60 * 60 * 1000;
-
 /** What a method of the registry endpoint is given besides its params. */
 export interface MethodContext {
   readonly broker: Broker;
@@ -107,7 +105,6 @@ export const METHODS: Record<string, Method> = {
       );
       const out = await ctx.broker.call(path, call.arguments, {
         signal: ctx.signal,
-        deadline: Date.now() + FAR_FUTURE_MS,
         principal: ctx.principal,
         callId,
         timeoutMs: call.timeout === undefined ? undefined : call.timeout * 1000,

@@ -1,5 +1,15 @@
 import { BrokerError } from "../../contract/errors.js";
+import type { CallContext, CallerContext } from "../../contract/router.js";
 import type { Link } from "../link.js";
+
+/**
+ * A caller's context with its deadline: the timeout it asked for, else the
+ * one in force at the path. Frontends set none of their own; the timeout
+ * link below enforces it.
+ */
+export function withDeadline(ctx: CallerContext, timeoutMs: number): CallContext {
+  return { ...ctx, deadline: Date.now() + (ctx.timeoutMs ?? timeoutMs) };
+}
 
 /**
  * Gives each request the timeout in force at its path (a tool's `timeout`

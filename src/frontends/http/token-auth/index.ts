@@ -5,8 +5,8 @@ import type { HttpBindings } from "@hono/node-server";
 import type { Credentials } from "../../../auth/credentials.js";
 import { EVERYONE } from "../../../auth/token-book.js";
 import type { Logger } from "../../../contract/log.js";
+import { HTTP_STATUS } from "../../../contract/errors.js";
 import type { Principal } from "../../../contract/router.js";
-import { REST_STATUS } from "../../rest/status.js";
 
 /**
  * Every route's environment: the caller's principal, why a token was refused
@@ -64,7 +64,7 @@ export function tokenAuth(options: TokenAuthOptions): MiddlewareHandler<AuthEnv>
     options.refused?.(reason);
     return Response.json(
       { error: { kind: "unauthenticated", message: MESSAGES[reason] } },
-      { status: REST_STATUS.unauthenticated },
+      { status: HTTP_STATUS.unauthenticated },
     );
   };
   const challenge = (reason: RefusalReason) => (c: Context<AuthEnv>) => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { analyze } from "../../src/search/analyze.js";
+import { analyze } from "../../src/tool-search/analyze.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
 
 describe("analyze", () => {

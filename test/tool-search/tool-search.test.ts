@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
-import { ToolSearch } from "../../src/search/tool-search.js";
-import { Thesaurus } from "../../src/search/thesaurus.js";
-import type { SearchableTool } from "../../src/search/searchable-tool.js";
+import { ToolSearch } from "../../src/tool-search/tool-search.js";
+import { Thesaurus } from "../../src/tool-search/thesaurus.js";
+import type { SearchableTool } from "../../src/tool-search/searchable-tool.js";
 import { searchableFleet, type FleetServer, type Query } from "../../bench/tool-search/fleet.js";
 import { mean, recallAt } from "../../bench/tool-search/retrieval-metrics.js";
 import { silent } from "../helpers/broker.js";

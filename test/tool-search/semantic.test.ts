@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EmbeddingsClient } from "../../src/search/embeddings-client.js";
-import { SemanticIndex } from "../../src/search/semantic-index.js";
-import type { SearchableTool } from "../../src/search/searchable-tool.js";
-import { ToolSearch } from "../../src/search/tool-search.js";
+import { EmbeddingsClient } from "../../src/tool-search/embeddings-client.js";
+import { SemanticIndex } from "../../src/tool-search/semantic-index.js";
+import type { SearchableTool } from "../../src/tool-search/searchable-tool.js";
+import { ToolSearch } from "../../src/tool-search/tool-search.js";
 import { MemoryStore } from "../../src/state/memory.js";
 import { RedisStore } from "../../src/state/redis.js";
 import type { StateStore } from "../../src/state/store.js";

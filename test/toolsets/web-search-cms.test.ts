@@ -5,8 +5,8 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDemo } from "../../src/toolsets/emcp/demo/generate.js";
 import { openDatabase } from "../../src/toolsets/emcp/open-database.js";
-import { CmsFeed } from "../../src/toolsets/search/cms-feed.js";
-import { TextIndex } from "../../src/toolsets/search/text-index.js";
+import { CmsFeed } from "../../src/toolsets/web-search/cms-feed.js";
+import { TextIndex } from "../../src/toolsets/web-search/text-index.js";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
 import { demoEngines, type DemoEngines } from "../helpers/emcp.js";
 

@@ -1,0 +1,81 @@
+/**
+ * The answers of the meta tools, as every frontend puts them on the wire:
+ * REST's bodies and the JSON text of MCP's tool results are these.
+ */
+import type { SourceStatus } from "../../contract/router.js";
+import type { ToolEntry } from "../../tree/tree.js";
+
+/** One child as `meta_tree` lists it. */
+export interface EntrySummary {
+  path: string;
+  name: string;
+  type: "node" | "tool";
+  summary?: string;
+}
+
+export interface NodeListing {
+  path: string;
+  children: EntrySummary[];
+}
+
+export interface NodeDescription {
+  path: string;
+  type: "node";
+  summary?: string;
+  description?: string;
+  /** The state of the source mounted here, as /healthz gives it to admins. */
+  source?: {
+    name: string;
+    state: SourceStatus["state"];
+    up: boolean;
+    restarts: number;
+    attempts: number;
+    error?: string;
+  };
+  children: EntrySummary[];
+}
+
+export interface ToolDescription {
+  path: string;
+  type: "tool";
+  summary: string;
+  description: string;
+  args_schema: ToolEntry["tool"]["inputSchema"];
+  example_args?: Record<string, unknown>;
+  output_schema?: ToolEntry["tool"]["outputSchema"];
+  annotations?: ToolEntry["tool"]["annotations"];
+  flat_name: string;
+  render_mode: ToolEntry["renderMode"];
+  max_output_chars?: number;
+  timeout_s: number;
+  /** The limits in force for this tool (tool, node or config, the nearest). */
+  limits: { max_request_bytes?: number; max_result_items?: number; max_result_bytes?: number };
+}
+
+export type EntryDescription = NodeDescription | ToolDescription;
+
+/** One result of `meta_search`. */
+export interface FoundTool {
+  path: string;
+  summary: string;
+  score: number;
+  args_schema?: ToolEntry["tool"]["inputSchema"];
+}
+
+/** What `meta_search` answers. */
+export interface SearchAnswer {
+  results: FoundTool[];
+}
+
+/** What `meta_call` answers over REST; MCP answers with the tool's own result. */
+export interface CallAnswer {
+  path: string;
+  is_error: boolean;
+  output: unknown;
+  /** The output was cut to the tool's `max_output_chars`. */
+  truncated?: true;
+  /** Redaction removed keys from the output. */
+  redacted?: true;
+  /** The idempotency key given did not keep this result, and why. */
+  idempotency?: { kept: false; why: string };
+}
