@@ -6,7 +6,7 @@
  * --import tsx bench/session-memory.ts`.
  */
 import { pino } from "pino";
-import { serveHttp } from "../src/serve.js";
+import { serveHttp } from "../src/app/serve.js";
 import { writeConfig } from "../test/helpers/broker.js";
 import { INITIALIZE, postMcp } from "../test/helpers/mcp-client.js";
 import { echoConfig } from "./echo-configs.js";

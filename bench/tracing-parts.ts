@@ -36,7 +36,7 @@ import {
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace";
 import { pino } from "pino";
-import { serveHttp } from "../src/serve.js";
+import { serveHttp } from "../src/app/serve.js";
 import { echoConfig } from "./echo-configs.js";
 import { machineLine } from "./machine.js";
 import { median, sequential } from "./stats.js";

@@ -1,23 +1,19 @@
 #!/usr/bin/env node
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { Command, Option } from "commander";
-import { ALL_SCOPES } from "./auth/scopes.js";
 import { createToken } from "./auth/create-token.js";
 import { generateDemo } from "./toolsets/emcp/demo/generate.js";
 import { openDatabase } from "./toolsets/emcp/open-database.js";
 import { Broker } from "./broker/broker.js";
 import { createLogger, LOG_LEVELS, type Logger } from "./contract/log.js";
-import { listenBanner } from "./frontends/http/listen-banner.js";
+import { listenBanner } from "./app/listen-banner.js";
 import { packageVersion } from "./contract/version.js";
 import { ConfigError } from "./config/errors.js";
 import { loadConfig } from "./config/load.js";
 import { skeletonWithRegistry } from "./broker/registry-tree.js";
 import { ConfigSchema } from "./sources/kinds.js";
-import { createMcpServer } from "./frontends/mcp/create-server.js";
-import { createSourceServer } from "./frontends/mcp/source-server.js";
-import { InputBridge } from "./frontends/mcp/input-bridge.js";
-import { parseListenAddress } from "./frontends/http/listen-address.js";
-import { serveHttp } from "./serve.js";
+import { serveMcpStdio } from "./frontends/mcp/index.js";
+import { parseListenAddress } from "./app/listen-address.js";
+import { serveHttp } from "./app/serve.js";
 import { startTelemetry } from "./telemetry/start-telemetry.js";
 import { dumpTree } from "./tree/dump.js";
 import { buildComponent } from "./sources/wasm/build-component.js";
@@ -107,39 +103,25 @@ program
         ignoreBroken: opts.ignoreBrokenTool,
         signal: shutdown.signal,
       });
-      const principal = { id: "stdio", scopes: ALL_SCOPES };
-      const bridge = new InputBridge();
-      const name = opts.server;
       try {
-        if (name !== undefined) broker.source(name);
+        if (opts.server !== undefined) broker.source(opts.server);
       } catch (err) {
         await broker.close();
         throw err;
       }
-      // The client's first message says its revision: `initialize` opens a
-      // 2025-era session, a request with the 2026-07-28 envelope the other.
-      const connection = serveStdio(
-        ({ era }) =>
-          name === undefined
-            ? createMcpServer(broker, {
-                expose: config.expose ?? "meta",
-                principal: () => principal,
-                era,
-                bridge,
-              })
-            : createSourceServer(broker, name, () => principal, era, bridge),
-        { onerror: (err) => log.warn({ err }, "MCP stdio error") },
-      );
-      let stopping: Promise<void> | undefined;
-      const stop = () =>
-        (stopping ??= (async () => {
-          await connection.close();
-          bridge.close();
-          await broker.close();
-          await telemetry?.();
-        })());
-      process.stdin.on("end", () => void stop().then(() => process.exit(0)));
-      shutdown.closeWith(stop);
+      const stdio = serveMcpStdio({
+        broker,
+        log,
+        expose: config.expose ?? "meta",
+        server: opts.server,
+      });
+      shutdown.closeWith(async () => {
+        await stdio.close();
+        await broker.close();
+        await telemetry?.();
+      });
+      // A client that has gone takes its broker with it: nothing else would end it.
+      void stdio.gone.then(() => shutdown.stop("the stdio client has gone"));
     },
   );
 
@@ -237,11 +219,12 @@ async function printTree(configFile: string, log: Logger, ignoreBroken?: boolean
  * SIGINT and SIGTERM, from the start on: while the broker starts, a signal
  * aborts `signal`, which ends the start (its sources' programs with it);
  * once `closeWith` has the way to close what runs, a signal closes it and
- * exits.
+ * exits, and so does `stop` (a stdio client that has gone).
  */
 function onShutdown(log: Logger): {
   signal: AbortSignal;
   closeWith(close: () => Promise<void>): void;
+  stop(why: string): void;
 } {
   const interrupted = new AbortController();
   let close: (() => Promise<void>) | undefined;
@@ -270,6 +253,10 @@ function onShutdown(log: Logger): {
       close = closer;
       // A signal between the end of the start and now: close at once.
       if (interrupted.signal.aborted) shut();
+    },
+    stop(why) {
+      log.info({ why }, "shutting down");
+      shut();
     },
   };
 }

@@ -25,8 +25,8 @@ const RANK: Record<string, number> = {
   sources: 4,
   broker: 5,
   frontends: 6,
-  serve: 7,
-  cli: 7,
+  app: 7,
+  cli: 8,
   "export-config-schema": 7,
 };
 
@@ -89,7 +89,52 @@ describe("the layers", () => {
   });
 });
 
+const FRONTENDS = join(SRC, "frontends");
+/** The frontend a file belongs to (`mcp`, `rest`…), or undefined outside them. */
+const frontendOf = (file: string) =>
+  file.startsWith(FRONTENDS + "/") ? relative(FRONTENDS, file).split("/")[0] : undefined;
+/** What of a frontend others may import: its index, or a middleware's index in `http/`. */
+const isFace = (file: string) => {
+  const inside = relative(FRONTENDS, file).split("/");
+  return inside[0] === "http"
+    ? inside.length === 3 && inside[2] === "index.ts"
+    : inside[1] === "index.ts";
+};
+
 describe("the frontends", () => {
+  it("import nothing of another frontend but its face", () => {
+    const reaching = [...imports].flatMap(([file, deps]) =>
+      deps
+        .filter((dep) => frontendOf(dep) !== undefined && frontendOf(dep) !== frontendOf(file))
+        .filter((dep) => !isFace(dep))
+        .map((dep) => `${relative(SRC, file)} -> ${relative(SRC, dep)}`),
+    );
+    expect(reaching).toEqual([]);
+  });
+
+  it("http/ holds middleware only, each a folder with its index and its test", () => {
+    const http = readdirSync(join(FRONTENDS, "http"), { withFileTypes: true });
+    expect(http.filter((e) => !e.isDirectory()).map((e) => e.name)).toEqual([]);
+    for (const folder of http)
+      expect(readdirSync(join(FRONTENDS, "http", folder.name)).sort(), folder.name).toEqual(
+        expect.arrayContaining(["index.test.ts", "index.ts"]),
+      );
+  });
+
+  it("MCP shows its three concerns as folders, the protocol apart from how it travels", () => {
+    const mcp = join(FRONTENDS, "mcp");
+    const folders = readdirSync(mcp, { withFileTypes: true }).filter((e) => e.isDirectory());
+    expect(folders.map((e) => e.name).sort()).toEqual(["protocol", "shared", "transport"]);
+    const protocolToTransport = [...imports].flatMap(([file, deps]) =>
+      file.startsWith(join(mcp, "protocol") + "/")
+        ? deps
+            .filter((d) => d.startsWith(join(mcp, "transport") + "/"))
+            .map((d) => `${relative(SRC, file)} -> ${relative(SRC, d)}`)
+        : [],
+    );
+    expect(protocolToTransport).toEqual([]);
+  });
+
   it("set no deadline of their own: a request's timeout is the policy's", () => {
     const inventing = [...imports.keys()]
       .filter((file) => layerOf(file) === "frontends")

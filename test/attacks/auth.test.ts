@@ -9,7 +9,7 @@ import {
 } from "../helpers/broker.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
-import { serveHttp } from "../../src/serve.js";
+import { serveHttp } from "../../src/app/serve.js";
 
 /** What a token may do, as its config says now, whichever way it came in. */
 const fx = (path: string) => ({

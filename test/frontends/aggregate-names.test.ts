@@ -5,7 +5,7 @@ import {
   qualifiedUriTemplate,
   splitName,
   splitUri,
-} from "../../src/frontends/mcp/aggregate-names.js";
+} from "../../src/frontends/mcp/protocol/aggregate-names.js";
 
 describe("qualified names and URIs of the aggregated /mcp", () => {
   it("map back exactly, whatever the URI holds", () => {

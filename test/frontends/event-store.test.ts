@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SessionEventStore } from "../../src/frontends/mcp/event-store.js";
+import { SessionEventStore } from "../../src/frontends/mcp/transport/event-store.js";
 
 const message = (id: number) => ({ jsonrpc: "2.0" as const, id, result: {} });
 

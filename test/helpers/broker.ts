@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import type { Logger } from "../../src/contract/log.js";
-import { serveHttp, type RunningServer } from "../../src/serve.js";
+import { serveHttp, type RunningServer } from "../../src/app/serve.js";
 
 export const FIXTURE = fileURLToPath(new URL("../fixtures/fixture-server.mjs", import.meta.url));
 export const silent = pino({ level: process.env.TEST_LOG ?? "silent" });

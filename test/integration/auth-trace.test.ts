@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveHttp, type RunningServer } from "../../src/serve.js";
+import { serveHttp, type RunningServer } from "../../src/app/serve.js";
 import { capturingLogger, fixtureCommand, writeConfig } from "../helpers/broker.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
 

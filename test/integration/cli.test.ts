@@ -326,7 +326,7 @@ describe("malformed input over stdio", () => {
     expect(lines.find((l) => l.id === 1)?.result).toBeUndefined();
     expect(lines.find((l) => l.id === 3).result).toMatchObject({ isError: true });
     expect(lines.find((l) => l.id === 3).result.content[0].text).toContain(
-      "args must be a JSON object",
+      "$.args: expected an object of named arguments",
     );
     expect(JSON.parse(lines.find((l) => l.id === 4).result.content[0].text).children).toHaveLength(
       2,

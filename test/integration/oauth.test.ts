@@ -9,7 +9,7 @@ import { TestIssuer } from "../helpers/authorization-server.js";
 import { capturingLogger, fixtureCommand, writeConfig } from "../helpers/broker.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
-import { serveHttp, type RunningServer } from "../../src/serve.js";
+import { serveHttp, type RunningServer } from "../../src/app/serve.js";
 
 /**
  * The broker as an OAuth 2.1 resource server, against an authorization

@@ -4,7 +4,7 @@ import { freePort } from "../helpers/services.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveHttp, type RunningServer } from "../../src/serve.js";
+import { serveHttp, type RunningServer } from "../../src/app/serve.js";
 import { generateDemo } from "../../src/toolsets/emcp/demo/generate.js";
 import { openDatabase } from "../../src/toolsets/emcp/open-database.js";
 import { capturingLogger, FIXTURE, fixtureCommand, writeConfig } from "../helpers/broker.js";

@@ -4,7 +4,7 @@ import { allows } from "../../auth/scopes.js";
 import type { Credentials } from "../../auth/credentials.js";
 import type { Broker } from "../../broker/broker.js";
 import type { AuthEnv } from "../http/token-auth/index.js";
-import { needsAdmin } from "../http/needs-admin.js";
+import { needsAdmin } from "../../auth/needs-admin.js";
 import { TrafficWindow } from "./traffic-window.js";
 
 /** The pseudo-path an `admin` scope must match to see the live traffic (it shows tokens). */

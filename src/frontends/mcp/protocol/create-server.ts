@@ -1,0 +1,179 @@
+import { randomUUID } from "node:crypto";
+import { Server } from "@modelcontextprotocol/server";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ServerCapabilities,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Broker } from "../../../broker/broker.js";
+import { allows } from "../../../auth/scopes.js";
+import type { CallerContext, Principal } from "../../../contract/router.js";
+import { packageVersion } from "../../../contract/version.js";
+import type { ExposeMode } from "../../../config/schema.js";
+import type { ToolEntry } from "../../../tree/tree.js";
+import {
+  AGGREGATE_CAPABILITIES,
+  announceCatalogChanges,
+  serveAggregateCatalog,
+} from "./aggregate-catalog.js";
+import { jsonResult, toCallToolResult } from "./call-result.js";
+import { combinedHint } from "./cache-hint.js";
+import { handleRequest } from "./handle-request.js";
+import { sdkHost, type Era, type HandlerHost } from "./handler-host.js";
+import type { InputBridge } from "./input-bridge.js";
+import { serverOptions } from "./server-options.js";
+import { META_TOOL_NAMES, META_TOOLS } from "../../../broker/meta-api/tools.js";
+import { announce } from "./announce.js";
+import { parseRequest } from "../../../broker/meta-api/parse-request.js";
+import {
+  CallRequest,
+  DescribeRequest,
+  SearchRequest,
+  TreeRequest,
+} from "../../../broker/meta-api/requests.js";
+import { ProtocolError } from "./protocol-error.js";
+import { requestContext } from "./request-context.js";
+
+export interface McpServerOptions {
+  readonly expose: ExposeMode;
+  /**
+   * Who calls: read on every request, so a session's scopes are its token's as
+   * they are now (a reload that narrows them reaches open sessions at once).
+   */
+  readonly principal: () => Principal;
+  readonly era: Era;
+  readonly bridge: InputBridge;
+}
+
+/** What the broker's aggregated endpoint says of itself, in either revision. */
+export function brokerServerInfo(expose: ExposeMode): {
+  capabilities: ServerCapabilities;
+  instructions: string | undefined;
+} {
+  return {
+    capabilities: { tools: { listChanged: true }, ...AGGREGATE_CAPABILITIES },
+    instructions:
+      expose === "flat"
+        ? undefined
+        : 'Tools are arranged in a tree. Find one with meta_search (or explore with meta_tree from path "/"), read its args_schema with meta_desc (or ask meta_search for include_schema), then meta_call it.',
+  };
+}
+
+/**
+ * The broker as one MCP server: the meta tools, every leaf as a flat tool, or
+ * both, for a 2025-era session or one 2026-07-28 request. Protocol only: the
+ * transport is the caller's business.
+ */
+export function createMcpServer(broker: Broker, options: McpServerOptions): Server {
+  const server = new Server(
+    { name: "mcp-broker", version: packageVersion },
+    serverOptions(brokerServerInfo(options.expose), options.bridge),
+  );
+  const session = randomUUID();
+  server.onerror = (err) => broker.log.warn({ err }, "MCP session error");
+  const host = sdkHost(server, options.era, options.principal().id, options.bridge);
+  const subscribed = serveBroker(host, broker, { ...options, session });
+  // A server that lives for one request does not hear of changes: they reach
+  // its client on the endpoint's `subscriptions/listen` streams (listen-notices.ts).
+  if (options.era === "modern-request") return server;
+  const unsubscribers = [
+    broker.onTreeChange(() => announce(server, "tools")),
+    announceCatalogChanges(server, broker, subscribed),
+  ];
+  const previousOnClose = server.onclose;
+  server.onclose = () => {
+    for (const unsubscribe of unsubscribers) unsubscribe();
+    void broker.endSession(session);
+    previousOnClose?.();
+  };
+  return server;
+}
+
+/**
+ * The broker's handlers on a server of either generation: `tools/list` and
+ * `tools/call` (meta tools, flat tools or both) and the aggregated resources
+ * and prompts. Returns the qualified URIs the session subscribes to.
+ */
+export function serveBroker(
+  host: HandlerHost,
+  broker: Broker,
+  options: { expose: ExposeMode; principal: () => Principal; session: string },
+): ReadonlySet<string> {
+  const { principal, session } = options;
+  const showMeta = options.expose !== "flat";
+  const showFlat = options.expose !== "meta";
+  const handling = { log: broker.log };
+
+  handleRequest(host, ListToolsRequestSchema, handling, async () => ({
+    tools: [
+      ...(showMeta ? META_TOOLS : []),
+      ...(showFlat ? broker.callableTools(principal()).map(flatTool) : []),
+    ],
+    // The meta tools never change; flat tools are as fresh as their sources say.
+    ...(showFlat
+      ? combinedHint(
+          broker.allSources().map((s) => s.toolsCacheHint()),
+          principal(),
+        )
+      : {}),
+  }));
+
+  handleRequest(host, CallToolRequestSchema, handling, async (request, extra) => {
+    const { name, arguments: args = {} } = request.params;
+    const ctx = requestContext(extra, principal(), session, request.params._meta);
+    if (showMeta && META_TOOL_NAMES.has(name)) return metaCall(broker, name, args, ctx);
+    const found = showFlat ? broker.tree().toolByFlatName(name) : undefined;
+    // One tools/list does not show is unknown, whether it exists or not.
+    const leaf = found && allows(ctx.principal, "call", found.path) ? found : undefined;
+    if (!leaf)
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `unknown tool "${name}"; tools/list shows the tools there are`,
+      );
+    return toCallToolResult(await broker.call(leaf.path, args, ctx));
+  });
+
+  return serveAggregateCatalog(host, broker, (extra) =>
+    requestContext(extra, principal(), session),
+  );
+}
+
+/**
+ * The meta tools, their arguments parsed with the schemas REST parses its
+ * bodies with; a failure (a path that is not there) is theirs to answer as a
+ * tool result.
+ */
+async function metaCall(
+  broker: Broker,
+  name: string,
+  args: Record<string, unknown>,
+  ctx: CallerContext,
+): Promise<CallToolResult> {
+  switch (name) {
+    case "meta_search":
+      return jsonResult(
+        await broker.search(parseRequest(SearchRequest, args), ctx.principal, ctx.signal),
+      );
+    case "meta_tree":
+      return jsonResult(broker.list(parseRequest(TreeRequest, args).path, ctx.principal));
+    case "meta_desc":
+      return jsonResult(broker.describe(parseRequest(DescribeRequest, args).path, ctx.principal));
+    default: {
+      const { path, args: toolArgs } = parseRequest(CallRequest, args);
+      return toCallToolResult(await broker.call(path, toolArgs, ctx));
+    }
+  }
+}
+
+function flatTool(leaf: ToolEntry): Tool {
+  const tool: Tool = {
+    name: leaf.flatName,
+    description: leaf.description || leaf.summary,
+    inputSchema: leaf.tool.inputSchema,
+  };
+  if (leaf.tool.annotations) tool.annotations = leaf.tool.annotations;
+  return tool;
+}

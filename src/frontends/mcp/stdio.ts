@@ -1,0 +1,78 @@
+import type { Readable, Writable } from "node:stream";
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import type { Broker } from "../../broker/broker.js";
+import { ALL_SCOPES } from "../../auth/scopes.js";
+import type { ExposeMode } from "../../config/schema.js";
+import type { Logger } from "../../contract/log.js";
+import type { Principal } from "../../contract/router.js";
+import { createMcpServer } from "./protocol/create-server.js";
+import { InputBridge } from "./protocol/input-bridge.js";
+import { createSourceServer } from "./protocol/source-server.js";
+
+export interface McpStdioOptions {
+  readonly broker: Broker;
+  readonly log: Logger;
+  readonly expose: ExposeMode;
+  /** Serve this source as itself instead of the tree. */
+  readonly server?: string | undefined;
+  /** The client's end of the pipe; the process's stdin and stdout by default. */
+  readonly stdin?: Readable;
+  readonly stdout?: Writable;
+}
+
+export interface McpStdio {
+  /**
+   * Settles once the client has gone: its end of stdin closed, or stdout
+   * failed (a client that quit before reading its answer). Nothing more
+   * can reach it, so whoever started this should stop.
+   */
+  readonly gone: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Who speaks on stdio: the user who started the process, with every scope. */
+const STDIO_PRINCIPAL: Principal = { id: "stdio", scopes: ALL_SCOPES };
+
+/**
+ * MCP over stdin and stdout, for desktop clients: the client's first message
+ * says its revision (`initialize` opens a 2025-era session, a request with
+ * the 2026-07-28 envelope the other).
+ *
+ * @example
+ * const stdio = serveMcpStdio({ broker, log, expose: "meta" });
+ * await stdio.gone;
+ * await stdio.close();
+ */
+export function serveMcpStdio(options: McpStdioOptions): McpStdio {
+  const { broker, log, server: name } = options;
+  const bridge = new InputBridge();
+  const wire = new StdioServerTransport(options.stdin, options.stdout);
+  const connection = serveStdio(
+    ({ era }) =>
+      name === undefined
+        ? createMcpServer(broker, {
+            expose: options.expose,
+            principal: () => STDIO_PRINCIPAL,
+            era,
+            bridge,
+          })
+        : createSourceServer(broker, name, () => STDIO_PRINCIPAL, era, bridge),
+    { transport: wire, onerror: (err) => log.warn({ err }, "MCP stdio error") },
+  );
+  // The transport closes itself when stdin ends or a write to stdout fails, and
+  // then pauses stdin, so no "end" would ever come: its close is the signal.
+  const servesTheConnection = wire.onclose;
+  const gone = new Promise<void>((clientGone) => {
+    wire.onclose = () => {
+      servesTheConnection?.();
+      clientGone();
+    };
+  });
+  return {
+    gone,
+    async close() {
+      await connection.close();
+      bridge.close();
+    },
+  };
+}

@@ -1,0 +1,2 @@
+/** The REST meta API: `POST /meta_tree`, `/meta_desc`, `/meta_search`, `/meta_call`. */
+export { metaRoutes } from "./meta-routes.js";

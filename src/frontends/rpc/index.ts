@@ -1,0 +1,2 @@
+/** The tool registry's JSON-RPC endpoint, `POST /rpc`. */
+export { rpcRoutes } from "./rpc-route.js";
