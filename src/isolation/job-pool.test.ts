@@ -114,6 +114,18 @@ describe("JobPool", () => {
     await expect.poll(() => alive(pid)).toBe(false);
   });
 
+  it("the job after an abandoned one gets a new process, not the one being killed", async () => {
+    const p = pool({ processes: 1 });
+    const controller = new AbortController();
+    const mark = join(mkdtempSync(join(tmpdir(), "job-pool-")), "began");
+    const running = run(p, { do: "spin", mark }, "a", 60_000, controller.signal);
+    const next = run(p, { do: "echo", value: "fresh" }, "b");
+    await expect.poll(() => existsSync(mark)).toBe(true);
+    controller.abort(new BrokerError("timeout", "gave up"));
+    await expect(running).rejects.toMatchObject({ message: "gave up" });
+    expect(await next).toBe("fresh");
+  });
+
   it("a caller that gives up while its job waits leaves the queue at once", async () => {
     const p = pool({ processes: 1 });
     const first = run(p, { do: "sleep", ms: 500 }, "a");

@@ -122,9 +122,15 @@ export class JobProcess {
     return job;
   }
 
-  /** Read off the process itself, so an end is known however early it came. */
+  /**
+   * Read off the process itself, so an end is known however early it came;
+   * a process being killed is not alive either, though its exit is yet to
+   * come: a job given to it now would die with it.
+   */
   get alive(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
+    return (
+      this.ending === undefined && this.child.exitCode === null && this.child.signalCode === null
+    );
   }
 
   get pid(): number | undefined {

@@ -73,11 +73,17 @@ export function mcpEndpoints(options: McpEndpointOptions): McpEndpoints {
     createServer: (principal: () => Principal, era: Era) => Server,
     watch: (notify: ServerNotifier) => () => void,
   ): BothRevisions => {
-    const legacyServer = (principal: () => Principal) => createServer(principal, "legacy");
     return new BothRevisions(
       options.stateless
-        ? new StatelessHttp(legacyServer, maxBytes)
-        : new HttpSessions(path, legacyServer, book, maxBytes, options.resumable === true, shared),
+        ? new StatelessHttp((principal) => createServer(principal, "legacy-request"), maxBytes)
+        : new HttpSessions(
+            path,
+            (principal) => createServer(principal, "legacy"),
+            book,
+            maxBytes,
+            options.resumable === true,
+            shared,
+          ),
       (principal) => createServer(principal, "modern-request"),
       maxBytes,
       log,

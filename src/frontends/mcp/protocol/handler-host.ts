@@ -27,11 +27,18 @@ export interface HandlerHost {
 
 /**
  * What a server instance serves: `legacy`, a session opened by `initialize`
- * (2025-11-25 and before); `modern`, a 2026-07-28 connection (stdio);
- * `modern-request`, one 2026-07-28 request (HTTP), whose changes reach the
- * client through the endpoint's `subscriptions/listen` streams instead.
+ * (2025-11-25 and before); `legacy-request`, one 2025-era request of a
+ * stateless endpoint, answered as plain JSON, which has no way back to the
+ * client; `modern`, a 2026-07-28 connection (stdio); `modern-request`, one
+ * 2026-07-28 request (HTTP), whose changes reach the client through the
+ * endpoint's `subscriptions/listen` streams instead.
  */
-export type Era = "legacy" | "modern" | "modern-request";
+export type Era = "legacy" | "legacy-request" | "modern" | "modern-request";
+
+/** Whether a server lives for one request only, and so hears of no changes. */
+export function servesOneRequest(era: Era): boolean {
+  return era === "legacy-request" || era === "modern-request";
+}
 
 /** The methods whose 2026-07-28 results may ask the client for input. */
 const MULTI_ROUND = new Set(["tools/call", "prompts/get", "resources/read"]);
@@ -82,6 +89,14 @@ export function sdkHost(
               ctx.mcpReq.send(r, RelayedClientResult, { signal }) as Promise<ClientResult>,
           });
         }
+        if (era === "legacy-request") {
+          return answer(request, {
+            identity,
+            signal: ctx.mcpReq.signal,
+            sendNotification,
+            sendRequest: (r) => Promise.reject(noWayBackStateless(method, r.method)),
+          });
+        }
         const clientCapabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
           ClientCapabilities | undefined;
         if (!MULTI_ROUND.has(method)) {
@@ -115,5 +130,12 @@ function noWayBack(method: string, asked: string): ProtocolError {
   return new ProtocolError(
     -32603,
     `the backend asked the client for ${asked} while serving ${method}, which in revision 2026-07-28 cannot ask the client anything; only tools/call, prompts/get and resources/read can`,
+  );
+}
+
+function noWayBackStateless(method: string, asked: string): ProtocolError {
+  return new ProtocolError(
+    -32603,
+    `the backend asked the client for ${asked} while serving ${method}, which this endpoint cannot carry: it is stateless (http.stateless), and a 2025-era request answered as plain JSON has no way back to the client; a client of revision 2026-07-28 can be asked, or a broker without http.stateless`,
   );
 }
