@@ -1,5 +1,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   everythingCommand,
@@ -30,7 +33,7 @@ const tree = [
     source: {
       backend: "stdio",
       command: fixtureCommand(),
-      tool_filter: ["add_tool", "sleep", "big", "late_*"],
+      tool_filter: ["add_tool", "sleep", "big", "late_*", "ask"],
       tool_overrides: { big: { max_output_chars: 200 } },
     },
   },
@@ -179,6 +182,7 @@ describe("MCP over Streamable HTTP, expose: flat", () => {
       "demo__get-sum",
       "demo__trigger-long-running-operation",
       "fx__add_tool",
+      "fx__ask",
       "fx__big",
       "fx__sleep",
     ]);
@@ -373,6 +377,35 @@ describe("MCP over Streamable HTTP, stateless", () => {
     const echo = await aggregated.callTool({ name: "demo__echo", arguments: { message: "2026" } });
     expect(textOf(echo)).toBe("Echo: 2026");
     await Promise.all([client.close(), aggregated.close()]);
+  });
+
+  it("refuses at once a backend's sampling request that a 2025-era request cannot carry, and the next caller is not held by it", async () => {
+    const asked: string[] = [];
+    const client = await connectHttp(
+      broker.url,
+      {},
+      {
+        path: "/mcp/fx",
+        client: { capabilities: { sampling: {} } },
+      },
+    );
+    client.setRequestHandler(CreateMessageRequestSchema, async () => {
+      asked.push("sampling");
+      return { role: "assistant", model: "stand-in", content: { type: "text", text: "never" } };
+    });
+    // Far less than the tool's timeout: a refusal must not wait for it.
+    const signal = AbortSignal.timeout(10_000);
+    const first = await client.callTool({ name: "ask", arguments: { question: "q" } }, undefined, {
+      signal,
+    });
+    expect(first.isError).toBe(true);
+    expect(textOf(first)).toMatch(/stateless \(http\.stateless\)/);
+    const second = await client.callTool({ name: "ask", arguments: { question: "q" } }, undefined, {
+      signal,
+    });
+    expect(textOf(second)).toMatch(/stateless \(http\.stateless\)/);
+    expect(asked).toEqual([]);
+    await client.close();
   });
 });
 
