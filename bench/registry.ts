@@ -1,5 +1,5 @@
 /**
- * The registry's cost per call: the seed's `tools/call` of a registered
+ * The registry's cost per call: the protocol's `tools/call` of a registered
  * loopback tool service (test/fixtures/tool-service.mjs, `echo`), posted to
  * the service directly and through the broker's `POST /rpc`, which validates
  * the arguments, runs the policy chain and the breaker, and forwards the same

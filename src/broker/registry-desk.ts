@@ -41,7 +41,7 @@ export interface ListedTool {
   };
 }
 
-/** The answer to `health/check` (seed 001), with the tool's id and breaker beside it. */
+/** The answer to `health/check`, with the tool's id and breaker beside it. */
 export interface HealthAnswer {
   readonly status: "healthy" | "unhealthy" | "maintenance";
   readonly response_time_ms: number | null;

@@ -64,7 +64,7 @@ export function asBrokerError(err: unknown): BrokerError {
 }
 
 /**
- * How an MCP endpoint answers failures (DESIGN.md): `mcp`, the specification,
+ * How an MCP endpoint answers failures (docs/ERRORS.md): `mcp`, the specification,
  * or `emcp`, the eMCP contract, where invalid arguments and unknown tools or
  * models are protocol errors, not tool results.
  */

@@ -1,6 +1,6 @@
 /**
  * The contract every source implements: the `wasix:mcp@25.3.26` router interface
- * (seed 004) in TypeScript, with the MCP SDK's types as payloads. WIT names are
+ * in TypeScript, with the MCP SDK's types as payloads. WIT names are
  * given beside each member. A source adapts one kind of backend to this and
  * knows nothing of auth, limits or wire formats.
  */

@@ -12,7 +12,7 @@ import {
 } from "./tool-service.js";
 import type { ToolDefinition } from "./tool-definition.js";
 
-/** A JSON-RPC 2.0 response, as a service must send it (seed 001). */
+/** A JSON-RPC 2.0 response, as a service must send it. */
 const RpcResponse = z
   .looseObject({
     jsonrpc: z.literal("2.0"),
@@ -23,7 +23,7 @@ const RpcResponse = z
   })
   .refine((r) => "result" in r !== (r.error !== undefined), "exactly one of result and error");
 
-/** The seed's error `data`: `{call_id, error_type, details}`, each optional here. */
+/** The protocol's error `data`: `{call_id, error_type, details}`, each optional here. */
 const ErrorData = z.looseObject({
   error_type: z.string().optional(),
   details: z.string().optional(),
@@ -54,7 +54,7 @@ export interface HttpServiceOptions {
 
 /**
  * A registered tool service reached over HTTP: the broker speaks to it the
- * seed's own protocol, `tools/call` to its `endpoint` and `health/check` to
+ * registry protocol itself, `tools/call` to its `endpoint` and `health/check` to
  * its `health_check_url`.
  */
 export class HttpToolService implements ToolService {
@@ -77,7 +77,7 @@ export class HttpToolService implements ToolService {
     const result = CallResult.safeParse(answer.result);
     if (!result.success || !("data" in result.data)) {
       throw new ServiceFailure(
-        `${origin(this.tool.endpoint)} answered tools/call without the seed's result shape {call_id, status, data, execution_time_ms}`,
+        `${origin(this.tool.endpoint)} answered tools/call without the protocol's result shape {call_id, status, data, execution_time_ms}`,
       );
     }
     return result.data.data;
@@ -94,7 +94,7 @@ export class HttpToolService implements ToolService {
     const report = HealthResult.safeParse(answer.result);
     if (!report.success) {
       throw new ServiceFailure(
-        `${origin(url)} answered health/check without the seed's shape {status, response_time_ms, version, capabilities, last_error}`,
+        `${origin(url)} answered health/check without the protocol's shape {status, response_time_ms, version, capabilities, last_error}`,
       );
     }
     const healthy = report.data.status.toLowerCase() === "healthy";
@@ -133,7 +133,7 @@ export class HttpToolService implements ToolService {
     return answer.data;
   }
 
-  /** The service's JSON-RPC error as the broker's: the seed's codes keep their meaning. */
+  /** The service's JSON-RPC error as the broker's: the protocol's codes keep their meaning. */
   private callError(error: { code: number; message: string; data?: unknown }): Error {
     const data = ErrorData.safeParse(error.data);
     const details = bounded((data.success ? data.data.details : undefined) ?? error.message);

@@ -27,7 +27,7 @@ function imageOf(data: unknown): { data: string; mime_type: string } | undefined
  * The service's `data` as JSON text (and as structured content when it is an
  * object), so `/rpc` gives back exactly what the service sent, and an image
  * in it as image content; an execution failure as an error result with the
- * seed's `error_type` and `details`.
+ * protocol's `error_type` and `details`.
  */
 export function toCallResult(outcome: CallOutcome): CallToolResult {
   if (!outcome.ok) {

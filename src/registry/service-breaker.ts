@@ -12,7 +12,7 @@ import { BrokerError } from "../contract/errors.js";
 import { RequestFailed } from "../net/guarded-request.js";
 import { ExecutionFailure } from "./tool-service.js";
 
-/** When a breaker opens, and for how long (README, "Circuit breaking"). */
+/** When a breaker opens, and for how long (docs/REGISTRY.md, its error -32006). */
 export const BREAKER_RULES = {
   failedChecks: 3,
   failedCalls: 5,

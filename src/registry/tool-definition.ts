@@ -1,6 +1,6 @@
 /**
- * The `tool` object of `tools/register` (seed 001), with the fields the
- * seed's message leaves to its design document: where the service is reached
+ * The `tool` object of `tools/register`, with the fields the
+ * protocol's message leaves open: where the service is reached
  * (`endpoint`, `health_check_url`), its declared `status`, its `version`, and
  * per function `timeout_seconds` (1–30) and `retry_count`. Objects are strict:
  * a misspelt field is refused by name rather than ignored.

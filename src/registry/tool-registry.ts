@@ -24,11 +24,11 @@ export interface RegistryOptions {
   readonly syncIntervalMs: number;
   /** Tools built into the broker, for the `builtin` source kind. */
   readonly builtins: readonly InProcessService[];
-  /** Whether the built-in tools are also registered here (seed 001's predefined tools). */
+  /** Whether the built-in tools are also registered here (the tool registry protocol's predefined tools). */
   readonly predefined: boolean;
 }
 
-/** The answer to `tools/register` (seed 001). */
+/** The answer to `tools/register`. */
 export interface RegisterAnswer {
   readonly tool_id: string;
   readonly status: "registered";
@@ -36,7 +36,7 @@ export interface RegisterAnswer {
 }
 
 /**
- * The tool registry of seed 001: tool services that register themselves at
+ * The tool registry: tool services that register themselves at
  * run time. The catalog of registrations lives in the state store (so it
  * survives restarts and is shared by instances on one Redis); each instance
  * runs its own breaker and health checks for every registered service.

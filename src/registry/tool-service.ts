@@ -12,7 +12,7 @@ export interface ServiceCall {
   readonly caller: string;
 }
 
-/** A call the service ran and reported as failed (-32001), in the seed's error terms. */
+/** A call the service ran and reported as failed (-32001), in the protocol's error terms. */
 export interface ExecutionError {
   readonly errorType: string;
   readonly details: string;

@@ -3,7 +3,7 @@ import { ToolDefinitionSchema, type ServiceDefinition } from "../registry/tool-d
 import type { InProcessService } from "../registry/tool-service.js";
 
 /**
- * A toolset built into the broker (seed 001's predefined tools): the tool it
+ * A toolset built into the broker (the tool registry protocol's predefined tools): the tool it
  * is, in the registry's terms, and the service that answers it in process.
  * The registry serves it like a registered service (breaker, health, `/rpc`);
  * the `builtin` source kind mounts it in the tree. Arguments reach `call`

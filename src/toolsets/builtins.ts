@@ -15,7 +15,7 @@ import { OpenAiImages } from "./images/openai-images.js";
 import { ANY_ADDRESS } from "../net/address-policy.js";
 import { PublicAddresses } from "../net/public-addresses.js";
 
-/** Every built-in toolset, with the config's settings: seed 001's predefined tools. */
+/** Every built-in toolset, with the config's settings: the tool registry protocol's predefined tools. */
 export function createBuiltinToolsets(config: ToolsetsConfig = {}, log: Logger): BuiltinToolset[] {
   const search = config.search;
   return [

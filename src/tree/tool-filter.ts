@@ -1,7 +1,7 @@
 import picomatch from "picomatch";
 
 /**
- * The seed's `tool_filter`: an unordered list of globs, `!` denying. With no
+ * The pyMCPBroker specification's `tool_filter`: an unordered list of globs, `!` denying. With no
  * positive pattern every tool is allowed first; otherwise only tools matching a
  * positive pattern are; deny patterns then remove tools either way.
  */

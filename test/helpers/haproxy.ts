@@ -14,7 +14,7 @@ export interface LoadBalancer {
  * request, no stickiness, `/healthz` checked every 200 ms (an instance that
  * is gone refuses at once; a busy one has 2 s to answer), and a request
  * whose connection fails sent to another instance. The config a user would
- * write, as README's "Several instances" shows it.
+ * write, as docs/SEVERAL-INSTANCES.md shows it.
  */
 export async function startHaproxy(program: string, backends: string[]): Promise<LoadBalancer> {
   const port = await freePort();

@@ -51,7 +51,7 @@ export async function startToolService(
   };
 }
 
-/** The seed's search tool (its registration example), reached at `endpoint`. */
+/** The protocol's search tool (its registration example), reached at `endpoint`. */
 export function searchTool(endpoint: string, extra: Record<string, unknown> = {}) {
   return {
     name: "search_tool",

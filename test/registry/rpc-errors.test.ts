@@ -8,7 +8,7 @@ import { searchTool, startToolService, type ToolService } from "../helpers/tool-
 const admin = token("admin", ["*:/**"]);
 const caller = token("caller", ["call:/registry/**", "describe:/registry/**", "tree:/**"]);
 
-/** Every error code of seed 001, each from a real cause. */
+/** Every error code of the tool registry protocol, each from a real cause. */
 describe("the registry's error codes", () => {
   let broker: TestBroker;
   let healthy: ToolService;

@@ -3,14 +3,14 @@ import { startBroker, type TestBroker } from "../helpers/broker.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { searchTool, startToolService, type ToolService } from "../helpers/tool-service.js";
 
-/** The seed's examples, literally, with the endpoint the seed's message leaves out. */
-const SEED_REGISTER = (endpoint: string) => ({
+/** The protocol's examples, literally, with the endpoint the protocol's message leaves out. */
+const EXAMPLE_REGISTER = (endpoint: string) => ({
   jsonrpc: "2.0",
   method: "tools/register",
   params: { tool: searchTool(endpoint) },
   id: 1,
 });
-const SEED_CALL = {
+const EXAMPLE_CALL = {
   jsonrpc: "2.0",
   method: "tools/call",
   params: {
@@ -22,7 +22,7 @@ const SEED_CALL = {
   },
   id: 2,
 };
-const SEED_HEALTH = {
+const EXAMPLE_HEALTH = {
   jsonrpc: "2.0",
   method: "health/check",
   params: { tool_name: "search_tool" },
@@ -35,7 +35,7 @@ describe("the registry endpoint, POST /rpc, with a real tool service", () => {
 
   beforeAll(async () => {
     service = await startToolService("healthy");
-    // The seed's examples register search_tool, the name of a predefined tool: those are off here.
+    // The protocol's examples register search_tool, the name of a predefined tool: those are off here.
     broker = await startBroker({ tree: [], registry: { predefined: false } });
   });
   afterAll(async () => {
@@ -45,8 +45,8 @@ describe("the registry endpoint, POST /rpc, with a real tool service", () => {
 
   const rpc = (body: unknown) => broker.post("/rpc", body);
 
-  it("answers the seed's registration with its response shape", async () => {
-    const { status, body } = await rpc(SEED_REGISTER(service.url));
+  it("answers the protocol's registration with its response shape", async () => {
+    const { status, body } = await rpc(EXAMPLE_REGISTER(service.url));
     expect(status).toBe(200);
     expect(body).toEqual({
       jsonrpc: "2.0",
@@ -56,12 +56,12 @@ describe("the registry endpoint, POST /rpc, with a real tool service", () => {
   });
 
   it("registers the same definition again as the same tool_id", async () => {
-    const { body } = await rpc(SEED_REGISTER(service.url));
+    const { body } = await rpc(EXAMPLE_REGISTER(service.url));
     expect(body.result.tool_id).toBe("search_tool_v1");
   });
 
-  it("answers the seed's call with its response shape and forwards the seed's request", async () => {
-    const { body } = await rpc(SEED_CALL);
+  it("answers the protocol's call with its response shape and forwards the protocol's request", async () => {
+    const { body } = await rpc(EXAMPLE_CALL);
     expect(body).toEqual({
       jsonrpc: "2.0",
       result: {
@@ -89,8 +89,8 @@ describe("the registry endpoint, POST /rpc, with a real tool service", () => {
     expect(last!.timeout).toBeLessThanOrEqual(10);
   });
 
-  it("answers the seed's health check with its response shape", async () => {
-    const { body } = await rpc(SEED_HEALTH);
+  it("answers the protocol's health check with its response shape", async () => {
+    const { body } = await rpc(EXAMPLE_HEALTH);
     expect(body).toEqual({
       jsonrpc: "2.0",
       result: {

@@ -12,7 +12,7 @@ import { connectHttp } from "../helpers/mcp-client.js";
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
-/** The nine functions of seed 001's predefined tools, each through /rpc, meta_call and MCP. */
+/** The nine functions of the tool registry protocol's predefined tools, each through /rpc, meta_call and MCP. */
 let broker: TestBroker;
 let client: Client;
 let images: Server;

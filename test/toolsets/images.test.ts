@@ -153,7 +153,7 @@ describe("image_generator with an OpenAI-compatible images API", () => {
     expect(request.body.prompt).toContain("cartoon");
   });
 
-  it("uses the seed's defaults: realistic, 512x512", async () => {
+  it("uses the protocol's defaults: realistic, 512x512", async () => {
     const { result } = await generate(openai, { prompt: "a harbour" });
     expect(result.data).toMatchObject({ style: "realistic", size: "512x512" });
     expect(seen.at(-1)!.body.size).toBe("512x512");

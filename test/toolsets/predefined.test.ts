@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
 
-/** The predefined tools of seed 001, through /rpc, the tree and MCP. */
+/** The predefined tools of the tool registry protocol, through /rpc, the tree and MCP. */
 let broker: TestBroker;
 beforeAll(async () => {
   broker = await startBroker({
@@ -25,7 +25,7 @@ const call = async (tool: string, fn: string, args: object) =>
   ).body;
 
 describe("the predefined tools in the registry", () => {
-  it("are registered at start-up with the seed's names and categories", async () => {
+  it("are registered at start-up with the protocol's names and categories", async () => {
     const { body } = await broker.post("/rpc", { jsonrpc: "2.0", method: "tools/list", id: 0 });
     const byName = Object.fromEntries(
       body.result.tools.map(

@@ -91,7 +91,7 @@ async function call(broker: TestBroker, fn: string, args: object) {
 }
 
 describe("search_tool with SearXNG", () => {
-  it("answers web_search in the seed's shape, honouring max_results", async () => {
+  it("answers web_search in the protocol's shape, honouring max_results", async () => {
     mode = "ok";
     const { result } = await call(withSearx, "web_search", { query: "danube", max_results: 3 });
     expect(result.data.provider).toBe("searxng");

@@ -11,7 +11,7 @@ const tools = [
 ];
 const allowed = (patterns: string[]) => tools.filter((t) => new ToolFilter(patterns).allows(t));
 
-describe("tool_filter (the seed's examples)", () => {
+describe("tool_filter (the specification's examples)", () => {
   it("[] exposes every tool", () => {
     expect(allowed([])).toEqual(tools);
   });

@@ -27,7 +27,7 @@ export class CallFailure extends Error {
   }
 }
 
-/** A call that ran and failed (-32001), with the seed's `error_type` and `details`. */
+/** A call that ran and failed (-32001), with the protocol's `error_type` and `details`. */
 export class ExecutionFailed extends Error {
   override readonly name = "ExecutionFailed";
 
@@ -63,7 +63,7 @@ const ListParams = z.strictObject({ category: z.string().optional() });
 
 type Method = (params: unknown, ctx: MethodContext) => Promise<unknown>;
 
-/** The methods of `POST /rpc`: the registry protocol of seed 001. */
+/** The methods of `POST /rpc`: the tool registry protocol. */
 export const METHODS: Record<string, Method> = {
   "tools/register": async (params, { broker, principal }) => {
     const { tool } = parseRequest(RegisterParams, params ?? {});

@@ -34,9 +34,9 @@ interface Answered {
 
 /**
  * `POST /rpc`: JSON-RPC 2.0 (single requests and batches) speaking the tool
- * registry protocol of seed 001, with its error codes, which belong to this
+ * registry protocol, with its error codes, which belong to this
  * endpoint only. A single request that fails auth, scope, idempotency or size
- * is also answered with that HTTP status (DESIGN.md, errors); in a batch each
+ * is also answered with that HTTP status (docs/ERRORS.md); in a batch each
  * member carries its own error.
  */
 export function rpcRoutes(broker: Broker): Hono<AuthEnv> {
@@ -121,7 +121,7 @@ async function answer(member: unknown, ctx: MethodContext, broker: Broker): Prom
   }
 }
 
-/** Any failure as the registry's error object, with the seed's `data` shape. */
+/** Any failure as the registry's error object, with the protocol's `data` shape. */
 function rpcError(err: unknown, broker: Broker): { error: RpcError; status: ContentfulStatusCode } {
   if (err instanceof ExecutionFailed) {
     return {

@@ -6,7 +6,9 @@ export const BuiltinSourceSchema = z.strictObject({
   backend: z.literal("builtin"),
   toolset: z
     .enum(TOOLSET_NAMES)
-    .describe("One of seed 001's predefined tools; its settings are the config's `toolsets`."),
+    .describe(
+      "One of the tool registry protocol's predefined tools; its settings are the config's `toolsets`.",
+    ),
   ...mountFields,
 });
 

@@ -3,7 +3,7 @@ import { defineSourceKind } from "../kind.js";
 import { BuiltinSourceSchema, type BuiltinSourceConfig } from "./config.js";
 import { BuiltinSource } from "./builtin-source.js";
 
-/** One of the broker's built-in toolsets (seed 001's predefined tools), mounted in the tree. */
+/** One of the broker's built-in toolsets (the tool registry protocol's predefined tools), mounted in the tree. */
 export const builtinKind = defineSourceKind<BuiltinSourceConfig>({
   backend: "builtin",
   configSchema: BuiltinSourceSchema,

@@ -2,7 +2,7 @@ import { defineSourceKind } from "../kind.js";
 import { RegistrySourceSchema, type RegistrySourceConfig } from "./config.js";
 import { RegistrySource } from "./registry-source.js";
 
-/** A tool service registered at run time over the registry protocol (seed 001). */
+/** A tool service registered at run time over the registry protocol. */
 export const registryKind = defineSourceKind<RegistrySourceConfig>({
   backend: "registry",
   configSchema: RegistrySourceSchema,

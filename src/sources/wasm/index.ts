@@ -3,7 +3,7 @@ import { defineSourceKind } from "../kind.js";
 import { WasmSourceSchema, type WasmSourceConfig } from "./config.js";
 import { WasmSource } from "./wasm-source.js";
 
-/** A WebAssembly component exporting the `wasix:mcp` router (seed 004), sandboxed. */
+/** A WebAssembly component exporting the `wasix:mcp` router (the `wasix:mcp` router interface), sandboxed. */
 export const wasmKind = defineSourceKind<WasmSourceConfig>({
   backend: "wasm",
   configSchema: WasmSourceSchema,

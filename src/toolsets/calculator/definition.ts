@@ -1,6 +1,6 @@
 import { builtinDefinition } from "../builtin-toolset.js";
 
-/** The calculator of seed 001's predefined tool contracts, as written there. */
+/** The calculator of the tool registry protocol's predefined tool contracts, as written there. */
 export const CALCULATOR = builtinDefinition({
   name: "calculator",
   description: "Mathematical calculations and computations",

@@ -1,6 +1,6 @@
 import { builtinDefinition } from "../builtin-toolset.js";
 
-/** The document analyzer of seed 001's predefined tool contracts, as written there. */
+/** The document analyzer of the tool registry protocol's predefined tool contracts, as written there. */
 export const DOCUMENT_ANALYZER = builtinDefinition({
   name: "document_analyzer",
   description: "Document analysis and content extraction",

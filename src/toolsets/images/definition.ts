@@ -1,6 +1,6 @@
 import { builtinDefinition } from "../builtin-toolset.js";
 
-/** The image generator of seed 001's predefined tool contracts, as written there. */
+/** The image generator of the tool registry protocol's predefined tool contracts, as written there. */
 export const IMAGE_GENERATOR = builtinDefinition({
   name: "image_generator",
   description: "AI-powered image generation",

@@ -1,6 +1,6 @@
 import { builtinDefinition } from "../builtin-toolset.js";
 
-/** The time tool of seed 001's predefined tool contracts, as written there. */
+/** The time tool of the tool registry protocol's predefined tool contracts, as written there. */
 export const TIME_TOOL = builtinDefinition({
   name: "time_tool",
   description: "Time and date utilities",

@@ -1,6 +1,6 @@
 import { builtinDefinition } from "../builtin-toolset.js";
 
-/** The search tool of seed 001's predefined tool contracts, as written there. */
+/** The search tool of the tool registry protocol's predefined tool contracts, as written there. */
 export const SEARCH_TOOL = builtinDefinition({
   name: "search_tool",
   description: "Web search and information retrieval",

@@ -4,7 +4,7 @@ import type { BuiltinToolset } from "../builtin-toolset.js";
 import { SEARCH_TOOL } from "./definition.js";
 import type { SearchProvider } from "./search-provider.js";
 
-/** max_results the tool takes (the seed's registration example says 1 to 20). */
+/** max_results the tool takes (the protocol's registration example says 1 to 20). */
 const MAX_RESULTS = 20;
 
 /**

@@ -6,7 +6,7 @@ import type { EmcpTool } from "./tool.js";
 
 /**
  * `evo.content.ancestors`: the documents above one, nearest first. Without
- * `depth`, the whole chain up to the root (DESIGN.md); with it, that many.
+ * `depth`, the whole chain up to the root; with it, that many.
  */
 export function contentAncestors(limits: EmcpLimits): EmcpTool {
   const p = schemaParts(limits);
