@@ -83,8 +83,11 @@ describe("a stdio backend killed mid-call, on its own endpoint", () => {
     const a = await connectHttp(broker.url, {}, { path: "/mcp/fx" });
     const b = await connectHttp(broker.url, {}, { path: "/mcp/fx" });
     const pid = Number(textOf(await b.callTool({ name: "pid", arguments: {} })));
-    const pending = a.callTool({ name: "sleep", arguments: { ms: 10_000 } });
-    await new Promise((r) => setTimeout(r, 150));
+    const { promise: started, resolve: onStart } = Promise.withResolvers<void>();
+    const pending = a.callTool({ name: "sleep", arguments: { ms: 10_000 } }, undefined, {
+      onprogress: () => onStart(),
+    });
+    await started;
     process.kill(pid, "SIGKILL");
     const result = await pending;
     expect(result.isError).toBe(true);

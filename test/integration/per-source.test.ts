@@ -233,13 +233,15 @@ describe("two clients on one shared backend", () => {
     const b = await open("fx");
     const before = Number(textOf(await a.callTool({ name: "cancelled_count", arguments: {} })));
     const controller = new AbortController();
+    const { promise: started, resolve: onStart } = Promise.withResolvers<void>();
     const cancelled = a
       .callTool({ name: "sleep", arguments: { ms: 10_000 } }, undefined, {
         signal: controller.signal,
+        onprogress: () => onStart(),
       })
       .catch((e) => e);
     const other = b.callTool({ name: "sleep", arguments: { ms: 300 } });
-    await new Promise((r) => setTimeout(r, 100));
+    await started;
     controller.abort("changed my mind");
     expect(await cancelled).toBeInstanceOf(Error);
     expect(textOf(await other)).toBe("slept 300");
@@ -255,8 +257,13 @@ describe("two clients on one shared backend", () => {
     const a = await open("fx");
     const b = await open("fx");
     const before = Number(textOf(await b.callTool({ name: "cancelled_count", arguments: {} })));
-    void a.callTool({ name: "sleep", arguments: { ms: 10_000 } }).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 100));
+    const { promise: started, resolve: onStart } = Promise.withResolvers<void>();
+    void a
+      .callTool({ name: "sleep", arguments: { ms: 10_000 } }, undefined, {
+        onprogress: () => onStart(),
+      })
+      .catch(() => undefined);
+    await started;
     await (a.transport as unknown as { terminateSession(): Promise<void> }).terminateSession();
     await a.close();
     await expect

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  capturingLogger,
   everythingCommand,
   fixtureCommand,
   isAlive,
@@ -20,9 +21,10 @@ afterAll(() => broker?.close());
 
 describe("--reload", () => {
   it("adds and removes sources while a client stays connected, restarting only what changed", async () => {
+    const { log, lines } = capturingLogger();
     broker = await startBroker(
       { expose: "flat", tree: [fx("/keep"), fx("/gone")], registry: { predefined: false } },
-      { reload: true },
+      { reload: true, log },
     );
     const client = await connectHttp(broker.url);
     let notified = 0;
@@ -62,7 +64,9 @@ describe("--reload", () => {
       broker.configFile,
       '{"tree": [ {"path": "/x", "source": {"backend": "stdio"}} ]}',
     );
-    await new Promise((r) => setTimeout(r, 800));
+    await expect
+      .poll(() => lines().map((l) => l.msg), { timeout: 5000 })
+      .toContain("config reload failed; the running config stays in force");
     expect(notified).toBe(0);
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
       "demo__echo",

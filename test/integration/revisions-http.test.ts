@@ -296,7 +296,9 @@ describe("a 2026-07-28 request given up by its client", () => {
       {},
       abort.signal,
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await expect
+      .poll(async () => textOf(await client.callTool({ name: "sleeping", arguments: {} })))
+      .toBe("1");
     abort.abort();
     await expect(sent).rejects.toThrow();
     await expect.poll(count, { timeout: 5000 }).toBe(before + 1);

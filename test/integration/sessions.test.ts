@@ -61,11 +61,13 @@ describe("MCP sessions are bounded", () => {
   it("at max with every session busy, refuses a new one with 503 saying why", async () => {
     const broker = await brokerWith({ max: 1 });
     const client = await connectHttp(broker.url);
-    const slow = client.callTool({
-      name: "meta_call",
-      arguments: { path: "/fx/sleep", args: { ms: 1500 } },
-    });
-    await new Promise((r) => setTimeout(r, 300));
+    const { promise: started, resolve: onStart } = Promise.withResolvers<void>();
+    const slow = client.callTool(
+      { name: "meta_call", arguments: { path: "/fx/sleep", args: { ms: 1500 } } },
+      undefined,
+      { onprogress: () => onStart() },
+    );
+    await started;
     const refused = await open(broker.url);
     expect(refused.status).toBe(503);
     expect(JSON.parse(refused.body).error.message).toContain("(sessions.max)");

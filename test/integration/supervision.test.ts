@@ -71,7 +71,9 @@ describe("supervision of stdio backends", () => {
   it("a call in flight when the backend dies gets unavailable, not a hang", async () => {
     const pid = await pidOf();
     const pending = broker.post("/meta_call", { path: "/fx/sleep", args: { ms: 10_000 } });
-    await new Promise((r) => setTimeout(r, 200));
+    await expect
+      .poll(async () => (await broker.post("/meta_call", { path: "/fx/sleeping" })).body.output)
+      .toMatchObject({ content: [{ text: "1" }] });
     process.kill(pid, "SIGKILL");
     const res = await pending;
     expect(res.status).toBe(503);

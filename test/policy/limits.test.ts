@@ -108,7 +108,10 @@ describe("audit", () => {
   it("writes one JSON line per call: token, path, outcome, duration, argument digest, never the arguments", async () => {
     await broker.post("/meta_call", { path: "/fx/count", args: { note: "secret-note" } });
     await broker.post("/meta_call", { path: "/fx/count", args: { limit: 99 } });
-    await new Promise((r) => setTimeout(r, 100));
+    // The audit file is written after the answer: wait for the second call's line.
+    await expect
+      .poll(() => JSON.parse(readFileSync(auditFile, "utf8").trim().split("\n").at(-1)!))
+      .toMatchObject({ path: "/fx/count", outcome: "invalid_params" });
     const text = readFileSync(auditFile, "utf8");
     expect(text).not.toContain("secret-note");
     const records = text

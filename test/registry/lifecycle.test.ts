@@ -69,9 +69,8 @@ describe("a service that dies and comes back", () => {
 
     await flaky.kill();
     for (let i = 0; i < 5; i++) expect((await call(b, "flaky")).body.error.code).toBe(-32006);
-    const started = Date.now();
+    // Refused by the open breaker, not by an attempt: the words say which.
     const fast = await call(b, "flaky");
-    expect(Date.now() - started).toBeLessThan(200);
     expect(fast.body.error.data.details).toMatch(
       /tool service flaky is unavailable: its circuit breaker is open after repeated failures \(last: could not reach/,
     );

@@ -88,7 +88,19 @@ const errorOf = async (tool: string) => {
 describe("the command source", () => {
   it("lists exactly the configured commands, with their schemas", async () => {
     const res = await broker.post("/meta_desc", { path: "/cli/argv" });
-    expect(res.body.input_schema ?? res.body.inputSchema ?? res.body).toBeDefined();
+    expect(res.body.args_schema).toMatchObject({
+      type: "object",
+      properties: {
+        query: { type: "string" },
+        tags: { type: "array", items: { type: "string" } },
+        verbose: { type: "boolean" },
+        count: { type: "integer", minimum: 1 },
+      },
+    });
+    expect((await broker.post("/meta_desc", { path: "/cli/fail" })).body.args_schema).toEqual({
+      type: "object",
+      additionalProperties: false,
+    });
     const tree = await broker.post("/meta_tree", { path: "/cli" });
     // Exactly these: no shell, nor anything else, beside them. (Not a search of the JSON
     // for "sh": the summaries hold the checkout's path, which may contain it.)
@@ -166,8 +178,7 @@ describe("the command source", () => {
     expect(await errorOf("hang")).toMatchObject({ kind: "timeout", signal: "SIGKILL" });
     expect(Date.now() - started).toBeLessThan(5000);
     const grandchild = Number(readFileSync(pidFile, "utf8"));
-    await new Promise((r) => setTimeout(r, 200));
-    expect(running(grandchild)).toBe(false);
+    await expect.poll(() => running(grandchild)).toBe(false);
   });
 
   it("answers when the command exits, ending what it left running", async () => {
