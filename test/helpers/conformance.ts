@@ -2,8 +2,11 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { collect } from "./cli.js";
 
-const SUITE = fileURLToPath(
+const SUITE_0_2 = fileURLToPath(
   new URL("../../node_modules/@modelcontextprotocol/conformance/dist/index.js", import.meta.url),
+);
+const SUITE_0_1 = fileURLToPath(
+  new URL("../../node_modules/mcp-conformance-0.1/dist/index.js", import.meta.url),
 );
 
 export interface ScenarioResult {
@@ -11,27 +14,34 @@ export interface ScenarioResult {
   failed: number;
 }
 
-/** The revisions the suite checks a server against. */
-export type Requirements = "2025-11-25" | "2026-07-28";
+/**
+ * The suites a server is checked with: the 0.1.x suite (its scenarios are
+ * 2025-11-25's), and the 0.2.x suite with the requirements of each revision.
+ */
+export const SUITES = ["0.1 (2025-11-25)", "2025-11-25", "2026-07-28"] as const;
+export type Suite = (typeof SUITES)[number];
 
 /**
- * Runs the official conformance suite's server scenarios against a URL:
- * those a revision requires, or one scenario; results by scenario.
+ * Runs one of the official conformance suites' server scenarios against a
+ * URL: all of them, or one; results by scenario.
  */
 export async function runConformance(
   url: string,
-  what: { requirements: Requirements } | { scenario: string; requirements?: Requirements },
+  suite: Suite,
+  scenario?: string,
 ): Promise<Map<string, ScenarioResult>> {
-  const scenario = "scenario" in what ? what.scenario : undefined;
-  const args = [
-    SUITE,
-    "server",
-    "--url",
-    url,
-    ...(scenario ? ["--scenario", scenario] : []),
-    ...(what.requirements && !scenario ? ["--requirements", what.requirements] : []),
-    ...(what.requirements && scenario ? ["--spec-version", what.requirements] : []),
-  ];
+  const args =
+    suite === "0.1 (2025-11-25)"
+      ? [SUITE_0_1, "server", "--url", url, ...(scenario ? ["--scenario", scenario] : [])]
+      : [
+          SUITE_0_2,
+          "server",
+          "--url",
+          url,
+          ...(scenario
+            ? ["--scenario", scenario, "--spec-version", suite]
+            : ["--requirements", suite]),
+        ];
   const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, NO_COLOR: "1" },

@@ -3,6 +3,8 @@ import { fileURLToPath } from "node:url";
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
@@ -129,6 +131,37 @@ describe("a 2025-era client calling a 2026-07-28 backend that answers input-requ
     });
     expect(textOf(result)).toBe("deploy: done");
   });
+});
+
+describe("a 2025-era client's log level and subscriptions, through a 2026-07-28 backend", () => {
+  it.each(["m", "mh"])(
+    "logging/setLevel becomes the level of the session's requests, and a subscription a listen on the backend (%s)",
+    async (name) => {
+      const client = await connectHttp(broker.url, bearer(admin), { path: `/mcp/${name}` });
+      opened.push(client);
+      const logs: unknown[] = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        logs.push(n.params.data);
+      });
+      const updates: string[] = [];
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+        updates.push(n.params.uri);
+      });
+      await client.setLoggingLevel("warning");
+      expect(textOf(await client.callTool({ name: "say", arguments: { text: "hi" } }))).toBe(
+        "said",
+      );
+      await expect.poll(() => logs).toEqual(["warning: hi"]);
+      await client.setLoggingLevel("debug");
+      await client.callTool({ name: "say", arguments: { text: "again" } });
+      await expect.poll(() => logs.slice(1)).toEqual(["debug: again", "warning: again"]);
+
+      await client.subscribeResource({ uri: "modern://motd" });
+      expect(textOf(await client.callTool({ name: "touch", arguments: {} }))).toBe("touched");
+      await expect.poll(() => updates).toContain("modern://motd");
+      await client.unsubscribeResource({ uri: "modern://motd" });
+    },
+  );
 });
 
 describe("a 2026-07-28 client calling a 2026-07-28 backend that answers input-required", () => {

@@ -1,13 +1,16 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   Client,
+  LOG_LEVEL_META_KEY,
   isInputRequiredResult,
   ProtocolError,
   type ClientContext,
+  type LoggingLevel,
   type McpSubscription,
   SdkError,
   SdkErrorCode,
   type RequestOptions,
+  type SubscriptionFilter,
   type VersionNegotiationMode,
 } from "@modelcontextprotocol/client";
 import type {
@@ -147,6 +150,14 @@ export class McpSource implements Router, Relayed {
   private readonly inFlight = new InFlight();
   private readonly subscriptions = new Subscriptions();
   private listening: McpSubscription | undefined;
+  /** Listens are reopened one at a time, so the last one opened has every URI. */
+  private relistening: Promise<void> = Promise.resolve();
+  /**
+   * The log level each session asked for with `logging/setLevel`. A
+   * 2026-07-28 backend has no such method: the level travels in the `_meta`
+   * of each of the session's requests instead.
+   */
+  private readonly logLevels = new Map<string, LoggingLevel>();
   /** The second notifications outside calls are counted in, and the count. */
   private notificationSecond = 0;
   private notificationsThisSecond = 0;
@@ -223,6 +234,10 @@ export class McpSource implements Router, Relayed {
     level: LoggingMessageNotification["params"]["level"],
     ctx: CallContext,
   ): Promise<void> {
+    if (this.client !== null && speaksModern(this.client)) {
+      this.logLevels.set(ctx.session ?? "", level);
+      return;
+    }
     await this.relay(ctx, "logging/setLevel", (c, o) => c.setLoggingLevel(level, o));
   }
 
@@ -231,7 +246,9 @@ export class McpSource implements Router, Relayed {
     if (!this.subscriptions.add(uri, session)) return;
     try {
       await this.relay(ctx, `resources/subscribe ${uri}`, (c, o) =>
-        c.subscribeResource({ uri }, o),
+        speaksModern(c)
+          ? this.relisten(c, o)
+          : c.subscribeResource({ uri }, o).then(() => undefined),
       );
     } catch (err) {
       this.subscriptions.remove(uri, session);
@@ -242,15 +259,22 @@ export class McpSource implements Router, Relayed {
   async unsubscribe(uri: string, ctx: CallContext): Promise<void> {
     if (!this.subscriptions.remove(uri, ctx.session ?? "")) return;
     await this.relay(ctx, `resources/unsubscribe ${uri}`, (c, o) =>
-      c.unsubscribeResource({ uri }, o),
+      speaksModern(c)
+        ? this.relisten(c, o)
+        : c.unsubscribeResource({ uri }, o).then(() => undefined),
     );
   }
 
   async endSession(session: string): Promise<void> {
+    this.logLevels.delete(session);
     const client = this.up ? this.client : null;
-    for (const uri of this.subscriptions.removeSession(session)) {
-      await client?.unsubscribeResource({ uri }).catch(() => undefined);
+    const orphaned = this.subscriptions.removeSession(session);
+    if (client === null || orphaned.length === 0) return;
+    if (speaksModern(client)) {
+      await this.relisten(client, {}).catch(() => undefined);
+      return;
     }
+    for (const uri of orphaned) await client.unsubscribeResource({ uri }).catch(() => undefined);
   }
 
   onChange(listener: (what: ChangeKind) => void): () => void {
@@ -286,7 +310,10 @@ export class McpSource implements Router, Relayed {
         method,
         (client, options) =>
           client.request(
-            { method, params: withTraceContext({ ...params }, carrier) },
+            {
+              method,
+              params: withTraceContext(this.withCallerMeta(client, ctx, { ...params }), carrier),
+            },
             RelayedResult,
             options,
           ) as Promise<T>,
@@ -315,18 +342,7 @@ export class McpSource implements Router, Relayed {
     };
     return backendOperation(op, (carrier) =>
       this.relay(ctx, what, async (client, options) => {
-        const modern = speaksModern(client);
-        // A 2026-07-28 backend hears, in each request, what the caller's client can be
-        // asked: the broker can ask nothing its caller cannot answer.
-        const first = withTraceContext(
-          modern && ctx.clientCapabilities !== undefined
-            ? {
-                ...params,
-                _meta: { [CLIENT_CAPABILITIES_META_KEY]: askable(ctx.clientCapabilities) },
-              }
-            : { ...params },
-          carrier,
-        );
+        const first = withTraceContext(this.withCallerMeta(client, ctx, { ...params }), carrier);
         let next = first;
         for (let round = 0; ; round++) {
           const result: unknown = await client.request({ method, params: next }, schema, {
@@ -352,6 +368,31 @@ export class McpSource implements Router, Relayed {
         }
       }),
     );
+  }
+
+  /**
+   * A 2026-07-28 backend hears, in each request, what the caller's client can
+   * be asked (the broker can ask nothing its caller cannot answer) and the
+   * log level the caller's session asked for.
+   */
+  private withCallerMeta<P extends { _meta?: Record<string, unknown> }>(
+    client: Client,
+    ctx: CallContext,
+    params: P,
+  ): P {
+    if (!speaksModern(client)) return params;
+    const level = this.logLevels.get(ctx.session ?? "");
+    if (ctx.clientCapabilities === undefined && level === undefined) return params;
+    return {
+      ...params,
+      _meta: {
+        ...params._meta,
+        ...(ctx.clientCapabilities !== undefined
+          ? { [CLIENT_CAPABILITIES_META_KEY]: askable(ctx.clientCapabilities) }
+          : {}),
+        ...(level !== undefined ? { [LOG_LEVEL_META_KEY]: level } : {}),
+      },
+    };
   }
 
   private askCaller(
@@ -538,17 +579,43 @@ export class McpSource implements Router, Relayed {
    */
   private async listen(client: Client): Promise<void> {
     if (!speaksModern(client)) return;
-    const caps = client.getServerCapabilities() ?? {};
-    const filter = {
-      ...(caps.tools?.listChanged ? { toolsListChanged: true } : {}),
-      ...(caps.prompts?.listChanged ? { promptsListChanged: true } : {}),
-      ...(caps.resources?.listChanged ? { resourcesListChanged: true } : {}),
-    };
+    const filter = this.listenFilter(client);
     if (Object.keys(filter).length === 0) return;
     this.listening = await client.listen(filter).catch((err: Error) => {
       this.log.warn({ source: this.name, err: err.message }, "subscriptions/listen failed");
       return undefined;
     });
+  }
+
+  /**
+   * The lists a 2026-07-28 backend announces changes of, and the resources
+   * sessions subscribed to: that revision has no `resources/subscribe`, a
+   * listen names them instead.
+   */
+  private listenFilter(client: Client): SubscriptionFilter {
+    const caps = client.getServerCapabilities() ?? {};
+    const uris = this.subscriptions.uris();
+    return {
+      ...(caps.tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(caps.prompts?.listChanged ? { promptsListChanged: true } : {}),
+      ...(caps.resources?.listChanged ? { resourcesListChanged: true } : {}),
+      ...(uris.length > 0 ? { resourceSubscriptions: uris } : {}),
+    };
+  }
+
+  /**
+   * Opens a listen with the resources subscribed now, then closes the one
+   * before it: an update may come twice for a moment, none is missed.
+   */
+  private relisten(client: Client, options: RequestOptions): Promise<void> {
+    const next = this.relistening.then(async () => {
+      const previous = this.listening;
+      // The listen outlives the request that asked for it: only its acknowledgement is timed.
+      this.listening = await client.listen(this.listenFilter(client), { timeout: options.timeout });
+      await previous?.close().catch(() => undefined);
+    });
+    this.relistening = next.catch(() => undefined);
+    return next;
   }
 
   /** After a reconnect, the backend is asked again for what sessions still watch. */
