@@ -143,3 +143,16 @@ describe("the frontends", () => {
     expect(inventing).toEqual([]);
   });
 });
+
+describe("objects are built whole", () => {
+  it("no field is assigned after construction under a definite-assignment assertion (name!:)", () => {
+    const late = [...imports.keys()].flatMap((file) =>
+      [
+        ...readFileSync(file, "utf8").matchAll(
+          /^\s+(?:(?:private|protected|public|readonly)\s+)*(\w+)!:/gm,
+        ),
+      ].map((m) => `${relative(SRC, file)}: ${m[1]}`),
+    );
+    expect(late).toEqual([]);
+  });
+});

@@ -8,35 +8,22 @@ import type { CallerContext, Principal, SourceEvent, SourceStatus } from "../con
 import { withDeadline } from "../policy/timeout/index.js";
 import { renderResult } from "../output/render.js";
 import { truncateOutput } from "../output/truncate.js";
-import { compose, policyLinks, type PolicySettings } from "../policy/chain.js";
-import { DEFAULT_RESULT_QUOTA } from "../policy/admission/index.js";
-import { RateLimits } from "../policy/admission/rate-limits.js";
-import type { Next, Outcome, Request, SourceRequestKind, SourceRequests } from "../policy/link.js";
-import { openStore } from "../state/open-store.js";
-import { sharedKey } from "../state/shared-key.js";
-import { isShared, type SharedStore, type StateStore } from "../state/store.js";
-import { buildTree } from "../tree/build-tree.js";
+import type { Outcome, Request, SourceRequestKind, SourceRequests } from "../policy/link.js";
+import { isShared, type SharedStore } from "../state/store.js";
 import type { Skeleton } from "../tree/skeleton.js";
 import { absent, type ToolEntry, type Tree, type TreeEntry } from "../tree/tree.js";
 import type { AuditRecord } from "../policy/audit/index.js";
-import { AuditSink } from "./audit-sink.js";
-import { ToolRegistry } from "../registry/tool-registry.js";
 import type { ToolHealth } from "../registry/service-runtime.js";
-import { DEFAULT_ALLOWED_HOSTS } from "../net/host-allowlist.js";
-import { createBuiltinToolsets } from "../toolsets/builtins.js";
-import { dispatch } from "./dispatch.js";
+import { closeBrokerParts, openBrokerParts, type BrokerParts } from "./broker-parts.js";
 import { PacedTask } from "./paced-task.js";
 import { forbidden } from "./forbidden.js";
 import { BrokerMetrics } from "./metrics.js";
+import { policyFor, type Policy } from "./policy-for.js";
 import { RegistryDesk } from "./registry-desk.js";
 import { DEFAULT_REGISTRY_MOUNT, skeletonWithRegistry } from "./registry-tree.js";
-import { SourcePool } from "./source-pool.js";
 import { SourceView } from "./source-view.js";
-import { EmbeddingsClient } from "../tool-search/embeddings-client.js";
-import { SemanticIndex } from "../tool-search/semantic-index.js";
-import { Thesaurus } from "../tool-search/thesaurus.js";
 import { searchableTools } from "../tool-search/tool-documents.js";
-import { ToolSearch } from "../tool-search/tool-search.js";
+import { treeOfSources } from "./tree-of-sources.js";
 import { describeEntry, foundTool, listChildren } from "./views.js";
 import type { EntryDescription, NodeListing, SearchAnswer } from "./meta-api/answers.js";
 
@@ -80,24 +67,15 @@ export interface CallOutput {
  * No frontend holds a source.
  */
 export class Broker {
-  private current!: Tree;
-  private skeleton!: Skeleton;
-  private sources!: SourcePool;
-  private toolRegistry: ToolRegistry | undefined;
   /** Changes of the tree (a reload, a registration) one after the other. */
   private applying: Promise<void> = Promise.resolve();
   private readonly treeListeners = new Set<() => void>();
   private readonly sourceListeners = new Set<(source: string, event: SourceEvent) => void>();
-  private invoke!: Next;
-  /** The config's rate limits, for requests that reach no source (registry methods, searches). */
-  private rateLimits = new RateLimits([]);
-  private store: StateStore | undefined;
-  private auditSink: AuditSink | undefined;
   /** Rebuilds after a source's tools changed, at most a fifth of the event loop however often. */
   private readonly rebuilds = new PacedTask(
     () =>
-      this.rebuild(false).catch((err: Error) =>
-        this.options.log.error({ err: err.message }, "tree rebuild failed"),
+      this.rebuild().catch((err: Error) =>
+        this.log.error({ err: err.message }, "tree rebuild failed"),
       ),
     REBUILD_SPACING,
   );
@@ -106,29 +84,36 @@ export class Broker {
     this.applying = this.applying
       .then(() => this.apply(this.config, false))
       .then(
-        (counts) => this.options.log.debug(counts, "registered tools applied to the tree"),
+        (counts) => this.log.debug(counts, "registered tools applied to the tree"),
         (err: Error) =>
-          this.options.log.error({ err: err.message }, "applying the registry to the tree failed"),
+          this.log.error({ err: err.message }, "applying the registry to the tree failed"),
       );
     return this.applying;
   }, REBUILD_SPACING);
-  private toolSearch!: ToolSearch;
-  private inputBridgeKey: Uint8Array | undefined;
-  readonly metrics: BrokerMetrics;
+  private policy: Policy;
   /** The tool registry of `/rpc`, under the broker's scopes. */
-  registry!: RegistryDesk;
+  readonly registry: RegistryDesk;
   /** Where frontends log what must not go on the wire: internal errors, refused tokens. */
   readonly log: Logger;
 
   private constructor(
     private config: Config,
-    private readonly options: BrokerOptions,
+    private readonly parts: BrokerParts,
+    readonly metrics: BrokerMetrics,
+    private skeleton: Skeleton,
+    private current: Tree,
+    log: Logger,
   ) {
-    this.log = options.log;
-    this.metrics = new BrokerMetrics(
-      () => this.health().sources,
-      () => this.health().registry,
-    );
+    this.log = log;
+    this.policy = policyFor(config, parts, log);
+    this.registry = new RegistryDesk(parts.toolRegistry, {
+      mount: () => this.config.registry?.mount ?? DEFAULT_REGISTRY_MOUNT,
+      fits: (tools) => skeletonWithRegistry(this.config, tools),
+      admit: (principal, path) => this.admit(principal, path),
+      settled: () => this.registryApplies.settled().then(() => this.applying),
+    });
+    // A registration here or on another instance mounts or unmounts registered tools.
+    parts.toolRegistry.onChange(() => this.registryApplies.request());
   }
 
   /**
@@ -136,61 +121,49 @@ export class Broker {
    * parallel and builds the first tree.
    */
   static async start(config: Config, options: BrokerOptions): Promise<Broker> {
-    const broker = new Broker(config, options);
     // Checked before anything is opened: a config that cannot work fails at once.
     skeletonWithRegistry(config, []);
-    const { signal } = options;
+    const { signal, log } = options;
     signal?.throwIfAborted();
+    // What the parts say before the broker exists has no one to hear it yet.
+    let broker: Broker | undefined;
+    const metrics = new BrokerMetrics(
+      () => broker?.health().sources ?? {},
+      () => broker?.health().registry ?? {},
+    );
+    const parts = await openBrokerParts(config, log, metrics, {
+      toolsChanged: () => broker?.rebuilds.request(),
+      sourceEvent: (source, event) => broker?.emitSourceEvent(source, event),
+    });
     // Sources are what a start waits on: an abort stops them at once, the rest is closed after.
     let interrupted: Promise<void> | undefined;
     const interrupt = () => {
-      interrupted = broker.sources?.close();
+      interrupted = parts.sources.close();
     };
     signal?.addEventListener("abort", interrupt, { once: true });
     try {
-      broker.store = await openStore(config.state ?? "memory", options.log);
-      if (isShared(broker.store))
-        broker.inputBridgeKey = await sharedKey(broker.store, "input-bridge");
-      const registry = await ToolRegistry.open({
-        store: broker.store,
-        log: options.log,
-        healthCheckIntervalS: config.registry?.health_check_interval_s ?? 60,
-        allowedHosts: config.registry?.allowed_hosts ?? DEFAULT_ALLOWED_HOSTS,
-        maxResponseBytes: config.registry?.max_response_bytes ?? 10 * 1024 * 1024,
-        syncIntervalMs: 1000,
-        builtins: createBuiltinToolsets(config.toolsets, options.log),
-        predefined: config.registry?.predefined ?? true,
-      });
-      broker.toolRegistry = registry;
-      broker.registry = new RegistryDesk(registry, {
-        mount: () => broker.config.registry?.mount ?? DEFAULT_REGISTRY_MOUNT,
-        fits: (tools) => skeletonWithRegistry(broker.config, tools),
-        admit: (principal, path) => broker.admit(principal, path),
-        settled: () => broker.registryApplies.settled().then(() => broker.applying),
-      });
-      broker.sources = new SourcePool(
-        options.log,
-        registry,
-        () => broker.queueRebuild(),
-        (source, event) => broker.emitSourceEvent(source, event),
-      );
-      broker.skeleton = skeletonWithRegistry(config, registry.tools());
-      broker.auditSink = new AuditSink(options.log, broker.metrics, config.audit?.file);
-      broker.invoke = broker.chain(config);
-      broker.toolSearch = createToolSearch(config, broker.store, options.log);
       signal?.throwIfAborted();
-      await broker.sources.start(broker.skeleton.mounts, options.ignoreBroken === true);
+      const skeleton = skeletonWithRegistry(config, parts.toolRegistry.tools());
+      await parts.sources.start(skeleton.mounts, options.ignoreBroken === true);
       signal?.throwIfAborted();
-      await broker.rebuild(true);
-      registry.onChange(() => broker.queueApply());
+      const { tree, problems } = await treeOfSources(config, skeleton, parts.sources, log);
+      if (problems.length > 0 && options.ignoreBroken !== true) {
+        throw new ConfigError("tree", [
+          ...problems,
+          "start with --ignore-broken-tool to leave these out instead",
+        ]);
+      }
+      for (const p of problems) log.warn({ problem: p }, "tool left out");
+      parts.toolSearch.update(searchableTools(tree));
+      broker = new Broker(config, parts, metrics, skeleton, tree, log);
+      return broker;
     } catch (err) {
       await interrupted;
-      await broker.close();
+      await closeBrokerParts(parts);
       throw signal?.aborted ? (signal.reason as unknown) : err;
     } finally {
       signal?.removeEventListener("abort", interrupt);
     }
-    return broker;
   }
 
   tree(): Tree {
@@ -218,7 +191,7 @@ export class Broker {
     ) {
       throw forbidden(principal, "describe", entry.path);
     }
-    const statuses = this.sources.statuses();
+    const statuses = this.parts.sources.statuses();
     const description = describeEntry(this.current, entry, (id) => statuses[id]);
     if (description.type === "tool") return description;
     return {
@@ -241,7 +214,7 @@ export class Broker {
     this.mayReach(principal, "tree", under.path);
     await this.admit(principal, under.path);
     const prefix = under.path === "/" ? "/" : `${under.path}/`;
-    const hits = await this.toolSearch.search({
+    const hits = await this.parts.toolSearch.search({
       query: request.query,
       limit: request.limit,
       signal,
@@ -261,12 +234,12 @@ export class Broker {
    * can make counts, not only calls. `rate_limited` when a bucket is empty.
    */
   admit(principal: Principal, path: string): Promise<void> {
-    return this.rateLimits.admit(this.store!, principal, path);
+    return this.policy.rateLimits.admit(this.parts.store, principal, path);
   }
 
   /** Resolves when the search index has the synonyms and embeddings of the current tree. */
   searchSettled(): Promise<void> {
-    return this.toolSearch.settled();
+    return this.parts.toolSearch.settled();
   }
 
   /** The leaves a caller may call: what flat tools/list shows it. */
@@ -284,7 +257,7 @@ export class Broker {
         { path: leaf.path },
       );
     }
-    const result = (await this.invoke({
+    const result = (await this.policy.invoke({
       kind: "tools/call",
       path: leaf.path,
       source: leaf.sourceId,
@@ -330,12 +303,12 @@ export class Broker {
       timeoutMs: node.timeoutMs,
     } as Request;
     // The last step answers each kind with the source's method for it; no link changes the kind.
-    return (await this.invoke(request)) as Outcome<K>;
+    return (await this.policy.invoke(request)) as Outcome<K>;
   }
 
   /** The state store when other instances share it (it has a bus), for the frontends' sessions. */
   sharedStore(): SharedStore | undefined {
-    return this.store !== undefined && isShared(this.store) ? this.store : undefined;
+    return isShared(this.parts.store) ? this.parts.store : undefined;
   }
 
   /**
@@ -344,7 +317,7 @@ export class Broker {
    * undefined where this instance is alone (a key of its own then).
    */
   bridgeKey(): Uint8Array | undefined {
-    return this.inputBridgeKey;
+    return this.parts.inputBridgeKey;
   }
 
   /** Names of the mounted sources, for `/mcp/<name>`: those `principal` may know of, when given. */
@@ -363,8 +336,8 @@ export class Broker {
     const mount = this.mountNamed(name, principal);
     return new SourceView(
       mount,
-      this.sources.kind(mount.id).errorProfile,
-      this.sources.introduced(mount.id),
+      this.parts.sources.kind(mount.id).errorProfile,
+      this.parts.sources.introduced(mount.id),
       this.current,
     );
   }
@@ -372,13 +345,13 @@ export class Broker {
   /** Every source, up or not. */
   allSources(): SourceView[] {
     return this.skeleton.mounts
-      .filter((m) => this.sources.has(m.id))
+      .filter((m) => this.parts.sources.has(m.id))
       .map((m) => this.source(m.name));
   }
 
   /** Ends what a client session holds at the sources (its subscriptions). */
   endSession(session: string): Promise<void> {
-    return this.sources.endSession(session);
+    return this.parts.sources.endSession(session);
   }
 
   /**
@@ -391,7 +364,7 @@ export class Broker {
     sources: Record<string, SourceStatus>;
     registry: Record<string, ToolHealth>;
   } {
-    const sources = this.sources.statuses();
+    const sources = this.parts.sources.statuses();
     return {
       ok: Object.values(sources).every((s) => s.up),
       sources,
@@ -407,7 +380,7 @@ export class Broker {
 
   /** Hears every audit record, with the source it concerns; returns the function that stops it. */
   onAudit(listener: (record: AuditRecord, source: string) => void): () => void {
-    return this.auditSink!.listen(listener);
+    return this.parts.auditSink.listen(listener);
   }
 
   /** Called after every tree swap (tools changed, config reloaded). */
@@ -424,12 +397,12 @@ export class Broker {
       const now = restartOnly(config);
       for (const setting of Object.keys(now)) {
         if (JSON.stringify(was[setting]) === JSON.stringify(now[setting])) continue;
-        this.options.log.warn(
+        this.log.warn(
           { setting },
           "a change of this setting takes a restart; the running value stays in use",
         );
       }
-      this.options.log.info(counts, "config reloaded");
+      this.log.info(counts, "config reloaded");
     });
     this.applying = run.catch(() => undefined);
     await run;
@@ -438,15 +411,7 @@ export class Broker {
   async close(): Promise<void> {
     this.rebuilds.stop();
     this.registryApplies.stop();
-    await this.toolRegistry?.close();
-    await this.sources?.close();
-    await this.store?.close();
-    await this.auditSink?.close();
-  }
-
-  /** Mounts and unmounts registered tools after a registration, here or on another instance. */
-  private queueApply(): void {
-    this.registryApplies.request();
+    await closeBrokerParts(this.parts);
   }
 
   /** The tree for a config and the registered tools: changed sources restarted, others kept. */
@@ -454,47 +419,14 @@ export class Broker {
     config: Config,
     newChain: boolean,
   ): Promise<{ kept: number; started: number; stopped: number }> {
-    const skeleton = skeletonWithRegistry(config, this.toolRegistry!.tools());
-    const { toStart, kept, stopped } = await this.sources.retain(skeleton.mounts);
+    const skeleton = skeletonWithRegistry(config, this.parts.toolRegistry.tools());
+    const { toStart, kept, stopped } = await this.parts.sources.retain(skeleton.mounts);
     this.config = config;
     this.skeleton = skeleton;
-    if (newChain) this.invoke = this.chain(config);
-    await this.sources.start(toStart, true);
-    await this.rebuild(false);
+    if (newChain) this.policy = policyFor(config, this.parts, this.log);
+    await this.parts.sources.start(toStart, true);
+    await this.rebuild();
     return { kept, started: toStart.length, stopped };
-  }
-
-  /** The policy chain for a config, around the call to the source. */
-  private chain(config: Config): Next {
-    const rateLimits = (config.rate_limits ?? []).map((r) => ({
-      token: r.token,
-      path: r.path,
-      perMinute: r.per_minute,
-      burst: r.burst ?? Math.max(1, Math.floor(r.per_minute / 6)),
-    }));
-    this.rateLimits = new RateLimits(rateLimits);
-    const settings: PolicySettings = {
-      store: this.store!,
-      rateLimits,
-      idempotencyTtlMs: (config.idempotency?.ttl_s ?? 86_400) * 1000,
-      idempotencyQuota: {
-        maxResultBytes: config.idempotency?.max_result_bytes ?? DEFAULT_RESULT_QUOTA.maxResultBytes,
-        maxBytesPerToken:
-          config.idempotency?.max_bytes_per_token ?? DEFAULT_RESULT_QUOTA.maxBytesPerToken,
-        maxKeysPerToken:
-          config.idempotency?.max_keys_per_token ?? DEFAULT_RESULT_QUOTA.maxKeysPerToken,
-      },
-      redactKeys: config.redact ?? [],
-      audit: this.auditSink!.write,
-      relayDropped: (path, what) =>
-        this.options.log.warn(
-          { path, what },
-          "a backend relayed more than a request may (relay budget)",
-        ),
-    };
-    return compose(policyLinks(settings), (request) =>
-      dispatch(this.sources.ready(request.source), request),
-    );
   }
 
   private mayReach(principal: Principal, action: ScopeAction, path: string): void {
@@ -518,7 +450,7 @@ export class Broker {
     const mount = this.skeleton.mounts.find((m) => m.name === name);
     if (
       !mount ||
-      !this.sources.has(mount.id) ||
+      !this.parts.sources.has(mount.id) ||
       (principal !== undefined && !sees(principal, mount.id))
     ) {
       throw new BrokerError(
@@ -534,37 +466,18 @@ export class Broker {
     for (const listener of this.sourceListeners) listener(source, event);
   }
 
-  private queueRebuild(): void {
-    if (this.current !== undefined) this.rebuilds.request();
-  }
-
-  private async rebuild(initial: boolean): Promise<void> {
-    const lists = await Promise.all(
-      this.skeleton.mounts.map(async (m) => {
-        const tools = this.sources.has(m.id)
-          ? await this.sources.listTools(m.id).catch((err: Error) => {
-              this.options.log.warn({ source: m.id, err: err.message }, "tools/list failed");
-              return [];
-            })
-          : [];
-        return [m.id, tools] as const;
-      }),
+  /** A new tree from the sources' tools now, swapped in at once. */
+  private async rebuild(): Promise<void> {
+    const { tree, problems } = await treeOfSources(
+      this.config,
+      this.skeleton,
+      this.parts.sources,
+      this.log,
     );
-    const { tree, problems, warnings } = buildTree(this.config, this.skeleton, new Map(lists));
-    for (const w of warnings)
-      this.options.log.warn({ problem: w }, "config does not fit the tools");
-    if (problems.length > 0) {
-      if (initial && this.options.ignoreBroken !== true) {
-        throw new ConfigError("tree", [
-          ...problems,
-          "start with --ignore-broken-tool to leave these out instead",
-        ]);
-      }
-      for (const p of problems) this.options.log.warn({ problem: p }, "tool left out");
-    }
+    for (const p of problems) this.log.warn({ problem: p }, "tool left out");
     this.current = tree;
-    this.toolSearch.update(searchableTools(tree));
-    if (!initial) for (const listener of this.treeListeners) listener();
+    this.parts.toolSearch.update(searchableTools(tree));
+    for (const listener of this.treeListeners) listener();
   }
 }
 
@@ -586,30 +499,4 @@ function restartOnly(config: Config): Record<string, unknown> {
     toolsets: config.toolsets,
     tool_search: config.tool_search,
   };
-}
-
-/** The index behind meta_search, as the config asks for it. */
-function createToolSearch(config: Config, store: StateStore, log: Logger): ToolSearch {
-  const settings = config.tool_search ?? {};
-  const embeddings = settings.embeddings;
-  return new ToolSearch({
-    log,
-    thesaurus: settings.synonyms === false ? undefined : new Thesaurus(),
-    semantic:
-      embeddings === undefined
-        ? undefined
-        : new SemanticIndex(
-            new EmbeddingsClient({
-              url: embeddings.url,
-              model: embeddings.model,
-              apiKey:
-                embeddings.api_key_env === undefined
-                  ? undefined
-                  : process.env[embeddings.api_key_env],
-              timeoutMs: (embeddings.timeout_s ?? 10) * 1000,
-            }),
-            store,
-            log,
-          ),
-  });
 }

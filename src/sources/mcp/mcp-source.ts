@@ -1,8 +1,5 @@
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   Client,
-  LOG_LEVEL_META_KEY,
-  isInputRequiredResult,
   ProtocolError,
   type ClientContext,
   type LoggingLevel,
@@ -15,8 +12,6 @@ import {
 } from "@modelcontextprotocol/client";
 import type {
   CallToolResult,
-  ClientCapabilities,
-  ClientResult,
   Implementation,
   LoggingMessageNotification,
   ResourceUpdatedNotification,
@@ -44,6 +39,7 @@ import { backendError, isConnectionLost } from "./errors.js";
 import { failureText } from "./failure-text.js";
 import { fetchTools } from "./fetch-tools.js";
 import { InFlight } from "./in-flight.js";
+import { inRounds, withCallerMeta } from "./input-rounds.js";
 import { RelayedCallToolResult } from "./relayed-result.js";
 import { Subscriptions } from "./subscriptions.js";
 import { BACKEND_SOURCE } from "../../telemetry/mcp-attributes.js";
@@ -78,20 +74,8 @@ const MAX_NOTIFICATIONS_PER_S = 100;
 /** The least time between two reads of a backend's tools after it announced changes. */
 const MIN_REFRESH_INTERVAL_MS = 1000;
 
-/** Rounds of input a 2026-07-28 backend may ask for in one request before it is cut off. */
-const MAX_INPUT_ROUNDS = 16;
-
 /** Results of requests relayed whole: checked only as JSON-RPC results. */
 const RelayedResult = z.looseObject({});
-
-/** Of a client's capabilities, those a backend may ask through the broker. */
-function askable(caps: ClientCapabilities): ClientCapabilities {
-  return {
-    ...(caps.sampling ? { sampling: caps.sampling } : {}),
-    ...(caps.elicitation ? { elicitation: caps.elicitation } : {}),
-    ...(caps.roots ? { roots: caps.roots } : {}),
-  };
-}
 
 /** Whether the connection speaks 2026-07-28 or later (revisions are dates, so they compare as text). */
 function speaksModern(client: Client): boolean {
@@ -341,74 +325,30 @@ export class McpSource implements Router, Relayed {
       attributes: { [BACKEND_SOURCE]: this.name },
     };
     return backendOperation(op, (carrier) =>
-      this.relay(ctx, what, async (client, options) => {
-        const first = withTraceContext(this.withCallerMeta(client, ctx, { ...params }), carrier);
-        let next = first;
-        for (let round = 0; ; round++) {
-          const result: unknown = await client.request({ method, params: next }, schema, {
-            ...options,
-            allowInputRequired: true,
-          });
-          if (!isInputRequiredResult(result)) return result as T;
-          if (round === MAX_INPUT_ROUNDS) {
-            throw new BrokerError(
-              "execution_failed",
-              `source ${this.name} asked for input ${MAX_INPUT_ROUNDS} times during ${what} without finishing`,
-              { source: this.name },
-            );
-          }
-          // Asked together, so a 2026-07-28 client gets them in one round, under their keys.
-          const asked = Object.entries(result.inputRequests ?? {});
-          const answers = await Promise.all(
-            asked.map(([key, request]) => this.askCaller(ctx, request as ServerRequest, what, key)),
-          );
-          const inputResponses = Object.fromEntries(asked.map(([key], i) => [key, answers[i]]));
-          next = { ...first, inputResponses };
-          if (result.requestState !== undefined) next.requestState = result.requestState;
-        }
-      }),
+      this.relay(ctx, what, (client, options) =>
+        inRounds<T>(
+          client,
+          {
+            method,
+            params: withTraceContext(this.withCallerMeta(client, ctx, { ...params }), carrier),
+          },
+          schema,
+          options,
+          ctx,
+          { source: this.name, what },
+        ),
+      ),
     );
   }
 
-  /**
-   * A 2026-07-28 backend hears, in each request, what the caller's client can
-   * be asked (the broker can ask nothing its caller cannot answer) and the
-   * log level the caller's session asked for.
-   */
+  /** What a 2026-07-28 backend hears of the caller in each request (input-rounds.ts). */
   private withCallerMeta<P extends { _meta?: Record<string, unknown> }>(
     client: Client,
     ctx: CallContext,
     params: P,
   ): P {
     if (!speaksModern(client)) return params;
-    const level = this.logLevels.get(ctx.session ?? "");
-    if (ctx.clientCapabilities === undefined && level === undefined) return params;
-    return {
-      ...params,
-      _meta: {
-        ...params._meta,
-        ...(ctx.clientCapabilities !== undefined
-          ? { [CLIENT_CAPABILITIES_META_KEY]: askable(ctx.clientCapabilities) }
-          : {}),
-        ...(level !== undefined ? { [LOG_LEVEL_META_KEY]: level } : {}),
-      },
-    };
-  }
-
-  private askCaller(
-    ctx: CallContext,
-    request: ServerRequest,
-    what: string,
-    key: string,
-  ): Promise<ClientResult> {
-    if (!ctx.request) {
-      throw new BrokerError(
-        "execution_failed",
-        `source ${this.name} asks the client for ${request.method} during ${what}, and this caller cannot be asked (call it over MCP)`,
-        { source: this.name },
-      );
-    }
-    return ctx.request(request, ctx.signal, key);
+    return withCallerMeta(params, ctx, this.logLevels.get(ctx.session ?? ""));
   }
 
   /** Runs one request at the backend on behalf of a caller, tracked while in flight. */

@@ -1,0 +1,34 @@
+import type { Config } from "../config/schema.js";
+import type { Logger } from "../contract/log.js";
+import { buildTree } from "../tree/build-tree.js";
+import type { Skeleton } from "../tree/skeleton.js";
+import type { Tree } from "../tree/tree.js";
+import type { SourcePool } from "./source-pool.js";
+
+/**
+ * The tree of a config with the tools its sources list now. A source whose
+ * list fails counts as having none (it is logged); what does not fit the
+ * config is logged as a warning, and what cannot be mounted is a problem for
+ * the caller to refuse or leave out.
+ */
+export async function treeOfSources(
+  config: Config,
+  skeleton: Skeleton,
+  sources: SourcePool,
+  log: Logger,
+): Promise<{ tree: Tree; problems: string[] }> {
+  const lists = await Promise.all(
+    skeleton.mounts.map(async (m) => {
+      const tools = sources.has(m.id)
+        ? await sources.listTools(m.id).catch((err: Error) => {
+            log.warn({ source: m.id, err: err.message }, "tools/list failed");
+            return [];
+          })
+        : [];
+      return [m.id, tools] as const;
+    }),
+  );
+  const { tree, problems, warnings } = buildTree(config, skeleton, new Map(lists));
+  for (const w of warnings) log.warn({ problem: w }, "config does not fit the tools");
+  return { tree, problems };
+}
