@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { descendantPids } from "../../bench/process-cpu.js";
 import { fixtureCommand, isAlive, writeConfig } from "../helpers/broker.js";
 import { cliArgv } from "../helpers/cli.js";
+import { INITIALIZE } from "../helpers/mcp-client.js";
 
 /**
  * `mcp-broker stdio` lives as long as its client: however the client goes
@@ -16,16 +17,6 @@ const config = writeConfig({
   tree: [{ path: "/fx", source: { backend: "stdio", command: fixtureCommand(), name: "fx" } }],
 });
 
-const INITIALIZE = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "leaving", version: "1" },
-  },
-};
 const line = (message: unknown) => `${JSON.stringify(message)}\n`;
 
 type Broker = ChildProcessByStdio<Writable, Readable, null>;
