@@ -4,8 +4,6 @@ import {
   type ClientContext,
   type LoggingLevel,
   type McpSubscription,
-  SdkError,
-  SdkErrorCode,
   type RequestOptions,
   type SubscriptionFilter,
   type VersionNegotiationMode,
@@ -36,8 +34,8 @@ import { DEFAULT_MAX_TOOLS } from "../../config/schema.js";
 import { boundToolLists, type ToolListBounds } from "./bounded-tool-lists.js";
 import { DEFAULT_MAX_LIST_PAGES, DEFAULT_START_TIMEOUT_S, type Revision } from "./config.js";
 import { backendError, isConnectionLost } from "./errors.js";
-import { failureText } from "./failure-text.js";
 import { fetchTools } from "./fetch-tools.js";
+import { startFailure, startWithin } from "./start-within.js";
 import { InFlight } from "./in-flight.js";
 import { inRounds, withCallerMeta } from "./input-rounds.js";
 import { RelayedCallToolResult } from "./relayed-result.js";
@@ -47,22 +45,6 @@ import { backendOperation, withTraceContext } from "../../telemetry/mcp-operatio
 
 /** The SDK's own request timeout is a backstop: the policy's timeout aborts first. */
 const BACKSTOP_MS = 1000;
-
-/** After this long (or half the time a start is given, if less) the log says a source is still starting. */
-const SLOW_START_MS = 10_000;
-
-/** Why a start failed, for the operator and for callers: never what the backend printed. */
-function startFailure(err: unknown, connection: BackendConnection, timeoutMs: number): string {
-  if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) {
-    const within = `it did not finish starting within ${timeoutMs / 1000} s`;
-    return connection.pid !== undefined
-      ? `${within}: is it an MCP server on stdio? Such a server writes only JSON-RPC to its stdout, its own messages to stderr`
-      : within;
-  }
-  if (connection.exited?.())
-    return "the program exited before it finished the MCP handshake (its stderr is in the broker log)";
-  return failureText(err);
-}
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -418,36 +400,17 @@ export class McpSource implements Router, Relayed {
       ),
     );
     this.wire(client);
-    const timeoutMs = this.startTimeoutMs;
-    // Whoever watches the log learns early that a start hangs, not only when it gives up.
-    const notice = Math.min(SLOW_START_MS, timeoutMs / 2);
-    const slow = setTimeout(
-      () =>
-        this.log.warn(
-          { source: this.name, backend: connection.describe, waited_s: notice / 1000 },
-          `source is slow to start; it is given ${timeoutMs / 1000} s in all`,
-        ),
-      notice,
-    );
-    // One deadline for the whole start: the SDK's timeout is per request, and a probe and a
-    // handshake are two. Closing the client does not end a probe, so the start is raced.
-    let deadline: NodeJS.Timeout | undefined;
-    const expiry = new Promise<"expired">((resolve) => {
-      deadline = setTimeout(() => resolve("expired"), timeoutMs);
-    });
-    const starting = (async () => {
-      await client.connect(connection.transport, { timeout: timeoutMs });
-      return fetchTools(client);
-    })();
-    starting.catch(() => undefined);
     try {
-      const started = await Promise.race([starting, expiry]);
-      if (started === "expired")
-        throw new SdkError(SdkErrorCode.RequestTimeout, `no start within ${timeoutMs} ms`);
-      ({ tools: this.tools, hint: this.toolsHint } = started);
+      ({ tools: this.tools, hint: this.toolsHint } = await startWithin(
+        client,
+        connection,
+        this.startTimeoutMs,
+        this.log,
+        this.name,
+      ));
     } catch (err) {
       // Read before the connection is closed here, which would end its process.
-      const why = startFailure(err, connection, timeoutMs);
+      const why = startFailure(err, connection, this.startTimeoutMs);
       await client.close().catch(() => undefined);
       // A client whose connect never finished does not own the transport yet: its process lives on.
       await connection.transport.close().catch(() => undefined);
@@ -458,8 +421,6 @@ export class McpSource implements Router, Relayed {
         { source: this.name },
       );
     } finally {
-      clearTimeout(slow);
-      clearTimeout(deadline);
       this.opening = null;
     }
     if (this.closed) {
