@@ -3,7 +3,7 @@ import {
   CreateMessageRequestSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   everythingCommand,
   fixtureCommand,
@@ -377,6 +377,18 @@ describe("MCP over Streamable HTTP, stateless", () => {
     const echo = await aggregated.callTool({ name: "demo__echo", arguments: { message: "2026" } });
     expect(textOf(echo)).toBe("Echo: 2026");
     await Promise.all([client.close(), aggregated.close()]);
+  });
+
+  it("ends at the sources what a request without a session set there: a log level is not kept for nobody", async () => {
+    const ended = vi.spyOn(broker.broker, "endSession");
+    const res = await postMcp(
+      `${broker.url}/mcp/fx`,
+      { jsonrpc: "2.0", id: 5, method: "logging/setLevel", params: { level: "debug" } },
+      { "mcp-protocol-version": "2025-11-25" },
+    );
+    expect(((await res.json()) as any).result).toEqual({});
+    await expect.poll(() => ended.mock.calls.length).toBe(1);
+    ended.mockRestore();
   });
 
   it("refuses at once a backend's sampling request that a 2025-era request cannot carry, and the next caller is not held by it", async () => {

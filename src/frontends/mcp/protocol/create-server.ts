@@ -22,7 +22,13 @@ import {
 import { jsonResult, toCallToolResult } from "./call-result.js";
 import { combinedHint } from "./cache-hint.js";
 import { handleRequest } from "./handle-request.js";
-import { sdkHost, servesOneRequest, type Era, type HandlerHost } from "./handler-host.js";
+import {
+  endsWithItsRequest,
+  sdkHost,
+  servesOneRequest,
+  type Era,
+  type HandlerHost,
+} from "./handler-host.js";
 import type { InputBridge } from "./input-bridge.js";
 import { serverOptions } from "./server-options.js";
 import { META_TOOL_NAMES, META_TOOLS } from "../../../broker/meta-api/tools.js";
@@ -78,7 +84,8 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
   const subscribed = serveBroker(host, broker, { ...options, session });
   // A server that lives for one request does not hear of changes: they reach
   // its client on the endpoint's `subscriptions/listen` streams (listen-notices.ts).
-  if (servesOneRequest(options.era)) return server;
+  if (servesOneRequest(options.era))
+    return endsWithItsRequest(server, broker, session, options.era);
   const unsubscribers = [
     broker.onTreeChange(() => announce(server, "tools")),
     announceCatalogChanges(server, broker, subscribed),

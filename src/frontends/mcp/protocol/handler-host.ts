@@ -40,6 +40,22 @@ export function servesOneRequest(era: Era): boolean {
   return era === "legacy-request" || era === "modern-request";
 }
 
+/**
+ * A server of one 2025-era request: what that request set at the sources (a
+ * log level, a subscription) ends with it, there being no session to keep
+ * it; otherwise every such request would leave state behind. 2026-07-28 has
+ * no method that sets any, and its requests skip the walk over the sources.
+ */
+export function endsWithItsRequest(
+  server: Server,
+  broker: { endSession(session: string): Promise<void> },
+  session: string,
+  era: Era,
+): Server {
+  if (era === "legacy-request") server.onclose = () => void broker.endSession(session);
+  return server;
+}
+
 /** The methods whose 2026-07-28 results may ask the client for input. */
 const MULTI_ROUND = new Set(["tools/call", "prompts/get", "resources/read"]);
 

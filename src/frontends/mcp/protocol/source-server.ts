@@ -22,7 +22,13 @@ import { toCallToolResult } from "./call-result.js";
 import { announce } from "./announce.js";
 import { combinedHint } from "./cache-hint.js";
 import { handleRequest } from "./handle-request.js";
-import { sdkHost, servesOneRequest, type Era, type HandlerHost } from "./handler-host.js";
+import {
+  endsWithItsRequest,
+  sdkHost,
+  servesOneRequest,
+  type Era,
+  type HandlerHost,
+} from "./handler-host.js";
 import type { InputBridge } from "./input-bridge.js";
 import { serverOptions } from "./server-options.js";
 import { protocolError } from "./protocol-error.js";
@@ -53,7 +59,7 @@ export function createSourceServer(
   server.onerror = (err) => broker.log.warn({ err, source: name }, "MCP session error");
   const host = sdkHost(server, era, principal().id, bridge);
   const interest = serveSource(host, broker, name, principal, session);
-  if (servesOneRequest(era)) return server;
+  if (servesOneRequest(era)) return endsWithItsRequest(server, broker, session, era);
   const backend = source.capabilities();
   const unsubscribers = [
     broker.onTreeChange(() => announce(server, "tools")),
