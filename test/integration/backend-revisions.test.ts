@@ -162,6 +162,25 @@ describe("a 2025-era client's log level and subscriptions, through a 2026-07-28 
       await client.unsubscribeResource({ uri: "modern://motd" });
     },
   );
+
+  it("a subscription outlives a restart of the backend: the listen of the new process names it", async () => {
+    const client = await connectHttp(broker.url, bearer(admin), { path: "/mcp/m" });
+    opened.push(client);
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updates.push(n.params.uri);
+    });
+    await client.subscribeResource({ uri: "modern://motd" });
+    const pid = async () => Number(textOf(await client.callTool({ name: "pid", arguments: {} })));
+    const before = await pid();
+    process.kill(before, "SIGKILL");
+    // Up again: a new process answers (a call while it restarts is an error result).
+    await expect
+      .poll(pid, { timeout: 10_000 })
+      .toSatisfy((now: number) => Number.isInteger(now) && now !== before);
+    expect(textOf(await client.callTool({ name: "touch", arguments: {} }))).toBe("touched");
+    await expect.poll(() => updates).toContain("modern://motd");
+  });
 });
 
 describe("a 2026-07-28 client calling a 2026-07-28 backend that answers input-required", () => {

@@ -116,8 +116,8 @@ export class McpSource implements Router, Relayed {
   private readonly inFlight = new InFlight();
   private readonly subscriptions = new Subscriptions();
   private listening: McpSubscription | undefined;
-  /** Listens are reopened one at a time, so the last one opened has every URI. */
-  private relistening: Promise<void> = Promise.resolve();
+  /** Listens are opened one at a time, so the last one opened has every URI. */
+  private pendingListen: Promise<void> = Promise.resolve();
   /**
    * The log level each session asked for with `logging/setLevel`. A
    * 2026-07-28 backend has no such method: the level travels in the `_meta`
@@ -212,9 +212,7 @@ export class McpSource implements Router, Relayed {
     if (!this.subscriptions.add(uri, session)) return;
     try {
       await this.relay(ctx, `resources/subscribe ${uri}`, (c, o) =>
-        speaksModern(c)
-          ? this.relisten(c, o)
-          : c.subscribeResource({ uri }, o).then(() => undefined),
+        speaksModern(c) ? this.listen(c, o) : c.subscribeResource({ uri }, o).then(() => undefined),
       );
     } catch (err) {
       this.subscriptions.remove(uri, session);
@@ -225,9 +223,7 @@ export class McpSource implements Router, Relayed {
   async unsubscribe(uri: string, ctx: CallContext): Promise<void> {
     if (!this.subscriptions.remove(uri, ctx.session ?? "")) return;
     await this.relay(ctx, `resources/unsubscribe ${uri}`, (c, o) =>
-      speaksModern(c)
-        ? this.relisten(c, o)
-        : c.unsubscribeResource({ uri }, o).then(() => undefined),
+      speaksModern(c) ? this.listen(c, o) : c.unsubscribeResource({ uri }, o).then(() => undefined),
     );
   }
 
@@ -237,7 +233,7 @@ export class McpSource implements Router, Relayed {
     const orphaned = this.subscriptions.removeSession(session);
     if (client === null || orphaned.length === 0) return;
     if (speaksModern(client)) {
-      await this.relisten(client, {}).catch(() => undefined);
+      await this.listen(client).catch(() => undefined);
       return;
     }
     for (const uri of orphaned) await client.unsubscribeResource({ uri }).catch(() => undefined);
@@ -278,7 +274,7 @@ export class McpSource implements Router, Relayed {
           client.request(
             {
               method,
-              params: withTraceContext(this.withCallerMeta(client, ctx, { ...params }), carrier),
+              params: withTraceContext(this.withSessionMeta(client, ctx, { ...params }), carrier),
             },
             RelayedResult,
             options,
@@ -312,7 +308,7 @@ export class McpSource implements Router, Relayed {
           client,
           {
             method,
-            params: withTraceContext(this.withCallerMeta(client, ctx, { ...params }), carrier),
+            params: withTraceContext(this.withSessionMeta(client, ctx, { ...params }), carrier),
           },
           schema,
           options,
@@ -323,8 +319,8 @@ export class McpSource implements Router, Relayed {
     );
   }
 
-  /** What a 2026-07-28 backend hears of the caller in each request (input-rounds.ts). */
-  private withCallerMeta<P extends { _meta?: Record<string, unknown> }>(
+  /** What a 2026-07-28 backend hears of the caller and its session in each request (input-rounds.ts). */
+  private withSessionMeta<P extends { _meta?: Record<string, unknown> }>(
     client: Client,
     ctx: CallContext,
     params: P,
@@ -431,8 +427,14 @@ export class McpSource implements Router, Relayed {
     this.client = client;
     this.connection = connection;
     this.up = true;
-    await this.resubscribe(client);
-    await this.listen(client);
+    // What sessions still watch is asked for again: a 2026-07-28 backend in the listen.
+    if (speaksModern(client)) {
+      await this.listen(client).catch((err: Error) =>
+        this.log.warn({ source: this.name, err: err.message }, "subscriptions/listen failed"),
+      );
+    } else {
+      await this.resubscribe(client);
+    }
     this.log.info(
       {
         source: this.name,
@@ -475,20 +477,6 @@ export class McpSource implements Router, Relayed {
   }
 
   /**
-   * A 2026-07-28 backend says what changed only on a `subscriptions/listen`
-   * stream: one is opened for the lists it announces changes of.
-   */
-  private async listen(client: Client): Promise<void> {
-    if (!speaksModern(client)) return;
-    const filter = this.listenFilter(client);
-    if (Object.keys(filter).length === 0) return;
-    this.listening = await client.listen(filter).catch((err: Error) => {
-      this.log.warn({ source: this.name, err: err.message }, "subscriptions/listen failed");
-      return undefined;
-    });
-  }
-
-  /**
    * The lists a 2026-07-28 backend announces changes of, and the resources
    * sessions subscribed to: that revision has no `resources/subscribe`, a
    * listen names them instead.
@@ -505,21 +493,28 @@ export class McpSource implements Router, Relayed {
   }
 
   /**
-   * Opens a listen with the resources subscribed now, then closes the one
-   * before it: an update may come twice for a moment, none is missed.
+   * A 2026-07-28 backend says what changed only on a `subscriptions/listen`
+   * stream: one is opened when the source comes up, and again whenever the
+   * subscribed resources change, the new one first and then the one before
+   * closed (an update may come twice for a moment, none is missed). Where
+   * there is nothing to hear of, none stays open.
    */
-  private relisten(client: Client, options: RequestOptions): Promise<void> {
-    const next = this.relistening.then(async () => {
+  private listen(client: Client, options: RequestOptions = {}): Promise<void> {
+    const next = this.pendingListen.then(async () => {
       const previous = this.listening;
+      const filter = this.listenFilter(client);
       // The listen outlives the request that asked for it: only its acknowledgement is timed.
-      this.listening = await client.listen(this.listenFilter(client), { timeout: options.timeout });
+      this.listening =
+        Object.keys(filter).length === 0
+          ? undefined
+          : await client.listen(filter, { timeout: options.timeout });
       await previous?.close().catch(() => undefined);
     });
-    this.relistening = next.catch(() => undefined);
+    this.pendingListen = next.catch(() => undefined);
     return next;
   }
 
-  /** After a reconnect, the backend is asked again for what sessions still watch. */
+  /** After a reconnect, a 2025-era backend is asked again for what sessions still watch. */
   private async resubscribe(client: Client): Promise<void> {
     for (const uri of this.subscriptions.uris()) {
       await client
