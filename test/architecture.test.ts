@@ -156,3 +156,25 @@ describe("objects are built whole", () => {
     expect(late).toEqual([]);
   });
 });
+
+describe("one SDK generation", () => {
+  it("MCP types and schemas come from the v2 packages; v1 only for the deprecated HTTP+SSE transport", () => {
+    const onV1 = [...imports.keys()]
+      .filter((file) => /from\s+"@modelcontextprotocol\/sdk[/"]/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(SRC, file));
+    expect(onV1).toEqual(["frontends/mcp/transport/legacy-sse.ts"]);
+  });
+
+  it("no local class stands in for one the SDK exports", async () => {
+    const sdk = new Set([
+      ...Object.keys(await import("@modelcontextprotocol/server")),
+      ...Object.keys(await import("@modelcontextprotocol/client")),
+    ]);
+    const twins = [...imports.keys()].flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(/^(?:export\s+)?class\s+(\w+)/gm)]
+        .filter((m) => sdk.has(m[1]!))
+        .map((m) => `${relative(SRC, file)}: ${m[1]}`),
+    );
+    expect(twins).toEqual([]);
+  });
+});

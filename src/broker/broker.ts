@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { allows, reaches, sees } from "../auth/scopes.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config, RenderMode, ScopeAction } from "../config/schema.js";

@@ -1,4 +1,4 @@
-import type { Implementation, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Implementation, ServerCapabilities, Tool } from "@modelcontextprotocol/server";
 import { reaches } from "../auth/scopes.js";
 import { BrokerError, type ErrorProfile } from "../contract/errors.js";
 import type { CacheHint, Principal } from "../contract/router.js";

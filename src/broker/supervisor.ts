@@ -1,4 +1,4 @@
-import type { Implementation, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Implementation, ServerCapabilities, Tool } from "@modelcontextprotocol/server";
 import { ExponentialBackoff, type IBackoff } from "cockatiel";
 import { asBrokerError, BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";

@@ -29,7 +29,7 @@ import type {
   ServerNotification,
   ServerRequest,
   Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 
 /** Who is calling, as established by a frontend's authentication. */
 export interface Principal {

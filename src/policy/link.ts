@@ -22,7 +22,7 @@ import type {
   SetLevelRequest,
   SubscribeRequest,
   UnsubscribeRequest,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type { CallContext } from "../contract/router.js";
 import type { EffectiveLimits, ToolEntry } from "../tree/tree.js";
 

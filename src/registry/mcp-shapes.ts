@@ -1,5 +1,5 @@
 /** A registry service in MCP's terms: its functions as tools, its answers as tool results. */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { CallOutcome } from "./service-runtime.js";
 import type { ServiceDefinition } from "./tool-definition.js";
 

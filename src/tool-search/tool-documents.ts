@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { splitPath } from "../tree/path.js";
 import type { NodeEntry, Tree } from "../tree/tree.js";
 import type { SearchableTool } from "./searchable-tool.js";

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { compileArgsSchema } from "./args-validator.js";
 import { DEFAULT_MAX_TOOLS, type Config, type Limits } from "../config/schema.js";
 import { flatName } from "./flat-name.js";

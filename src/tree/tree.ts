@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { ArgsValidator } from "./args-validator.js";
 import { BrokerError } from "../contract/errors.js";
 import type { RenderMode } from "../config/schema.js";

@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { ALL_SCOPES } from "../../src/auth/scopes.js";
 import type { CallContext, Principal } from "../../src/contract/router.js";
 import type { Next, Request, SourceRequest, ToolCall } from "../../src/policy/link.js";

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { CallRequest, DescribeRequest, SearchRequest, TreeRequest } from "./requests.js";
 

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Broker } from "../../broker/broker.js";
 import { BrokerError } from "../../contract/errors.js";
+import { isJsonObject } from "../../contract/json-text.js";
 import type { Principal } from "../../contract/router.js";
 import { invalidRequest, parseRequest } from "../../broker/meta-api/parse-request.js";
 import { SearchRequest } from "../../broker/meta-api/requests.js";
@@ -137,7 +138,7 @@ function dataOf(result: CallToolResult): unknown {
 }
 
 function executionFailed(callId: string, result: CallToolResult): ExecutionFailed {
-  const structured = result.structuredContent ?? {};
+  const structured = isJsonObject(result.structuredContent) ? result.structuredContent : {};
   const text = result.content.find((c) => c.type === "text")?.text ?? "the tool reported an error";
   return new ExecutionFailed(
     callId,

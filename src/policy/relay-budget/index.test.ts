@@ -1,4 +1,4 @@
-import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerNotification } from "@modelcontextprotocol/server";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { context, textResult, toolCall } from "../../../test/helpers/requests.js";

@@ -1,4 +1,4 @@
-import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerNotification } from "@modelcontextprotocol/server";
 import { BrokerError } from "../../contract/errors.js";
 import type { CallContext } from "../../contract/router.js";
 import type { Link } from "../link.js";

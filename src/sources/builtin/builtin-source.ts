@@ -4,7 +4,7 @@ import type {
   Implementation,
   ServerCapabilities,
   Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type { CallContext, Router } from "../../contract/router.js";
 import { packageVersion } from "../../contract/version.js";
 import { toCallResult, toolsOf } from "../../registry/mcp-shapes.js";

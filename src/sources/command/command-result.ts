@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { isJsonObject, parseJson } from "../../contract/json-text.js";
 import type { CommandOutcome } from "./run-command.js";
 

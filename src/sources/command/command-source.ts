@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { CallToolResult, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ServerCapabilities, Tool } from "@modelcontextprotocol/server";
 import { BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
 import type { CallContext, Router } from "../../contract/router.js";

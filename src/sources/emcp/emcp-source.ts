@@ -3,7 +3,7 @@ import type {
   Implementation,
   ServerCapabilities,
   Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import { BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
 import type { CallContext, Router } from "../../contract/router.js";

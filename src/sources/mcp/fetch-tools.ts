@@ -1,5 +1,4 @@
-import type { Client } from "@modelcontextprotocol/client";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Client, Tool } from "@modelcontextprotocol/client";
 import type { CacheHint } from "../../contract/router.js";
 
 /** A backend's tools, and its caching hint of them where it gave one. */

@@ -1,9 +1,10 @@
-import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
-import type {
-  ClientResult,
-  LoggingMessageNotification,
-  ServerRequest,
-} from "@modelcontextprotocol/sdk/types.js";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type ClientResult,
+  type LoggingMessageNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/client";
 import type { CallContext } from "../../contract/router.js";
 
 /**

@@ -1,16 +1,14 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type Client,
+  type ClientCapabilities,
+  type ClientResult,
   isInputRequiredResult,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
   type RequestOptions,
+  type ServerRequest,
 } from "@modelcontextprotocol/client";
-import type {
-  ClientCapabilities,
-  ClientResult,
-  ServerRequest,
-} from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { BrokerError } from "../../contract/errors.js";
 import type { CallContext } from "../../contract/router.js";

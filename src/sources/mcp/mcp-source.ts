@@ -1,22 +1,20 @@
 import {
   Client,
   ProtocolError,
+  type CallToolResult,
   type ClientContext,
+  type Implementation,
   type LoggingLevel,
+  type LoggingMessageNotification,
   type McpSubscription,
   type RequestOptions,
+  type ResourceUpdatedNotification,
+  type ServerCapabilities,
+  type ServerRequest,
   type SubscriptionFilter,
+  type Tool,
   type VersionNegotiationMode,
 } from "@modelcontextprotocol/client";
-import type {
-  CallToolResult,
-  Implementation,
-  LoggingMessageNotification,
-  ResourceUpdatedNotification,
-  ServerCapabilities,
-  ServerRequest,
-  Tool,
-} from "@modelcontextprotocol/sdk/types.js";
 import { setTimeout as delay } from "node:timers/promises";
 import { z } from "zod";
 import { BrokerError } from "../../contract/errors.js";

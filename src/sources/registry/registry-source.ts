@@ -3,7 +3,7 @@ import type {
   Implementation,
   ServerCapabilities,
   Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import { BrokerError } from "../../contract/errors.js";
 import type { CallContext, ChangeKind, Router } from "../../contract/router.js";
 import type { ToolRegistry } from "../../registry/tool-registry.js";

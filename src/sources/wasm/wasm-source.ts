@@ -11,7 +11,7 @@ import type {
   ReadResourceResult,
   ServerCapabilities,
   Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import { BrokerError } from "../../contract/errors.js";
 import { isJsonObject, parseJson } from "../../contract/json-text.js";
 import type { Logger } from "../../contract/log.js";

@@ -7,7 +7,7 @@ import type {
   ContentBlock,
   EmbeddedResource,
   PromptMessage,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type * as Wit from "./wit/router-types.js";
 
 /**

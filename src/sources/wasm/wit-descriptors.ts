@@ -3,12 +3,7 @@
  * capabilities) as MCP's. A component's JSON is parsed here: a schema that is
  * not JSON, or not an object schema, is reported, never passed on.
  */
-import type {
-  Prompt,
-  Resource,
-  ServerCapabilities,
-  Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Prompt, Resource, ServerCapabilities, Tool } from "@modelcontextprotocol/server";
 import { isJsonObject } from "../../contract/json-text.js";
 import { annotationsFromWit } from "./wit-content.js";
 import type * as Wit from "./wit/router-types.js";

@@ -1,4 +1,3 @@
-import type { Server } from "@modelcontextprotocol/server";
 import {
   CompleteRequestSchema,
   GetPromptRequestSchema,
@@ -8,8 +7,8 @@ import {
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
-  type ServerCapabilities,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/core";
+import type { Server, ServerCapabilities } from "@modelcontextprotocol/server";
 import {
   qualifiedName,
   qualifiedUri,

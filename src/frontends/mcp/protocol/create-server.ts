@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { Server } from "@modelcontextprotocol/server";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/core";
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type CallToolResult,
   type ServerCapabilities,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type { Broker } from "../../../broker/broker.js";
 import { allows } from "../../../auth/scopes.js";
 import type { CallerContext, Principal } from "../../../contract/router.js";
@@ -40,7 +40,6 @@ import {
   SearchRequest,
   TreeRequest,
 } from "../../../broker/meta-api/requests.js";
-import { ProtocolError } from "./protocol-error.js";
 import { requestContext } from "./request-context.js";
 
 export interface McpServerOptions {
@@ -137,7 +136,7 @@ export function serveBroker(
     const leaf = found && allows(ctx.principal, "call", found.path) ? found : undefined;
     if (!leaf)
       throw new ProtocolError(
-        ErrorCode.InvalidParams,
+        ProtocolErrorCode.InvalidParams,
         `unknown tool "${name}"; tools/list shows the tools there are`,
       );
     return toCallToolResult(await broker.call(leaf.path, args, ctx));

@@ -1,9 +1,6 @@
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport, Server } from "@modelcontextprotocol/server";
-import {
-  CallToolRequestSchema,
-  ListResourcesRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListResourcesRequestSchema } from "@modelcontextprotocol/core";
 import { describe, expect, it } from "vitest";
 import { BrokerError } from "../../../contract/errors.js";
 import { capturingLogger } from "../../../../test/helpers/broker.js";

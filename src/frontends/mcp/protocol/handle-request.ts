@@ -1,10 +1,14 @@
-import type { CallToolResult, ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ProtocolError,
+  type CallToolResult,
+  type ServerResult,
+} from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { jsonPath } from "../../../config/errors.js";
 import { BrokerError, type ErrorProfile } from "../../../contract/errors.js";
 import type { Logger } from "../../../contract/log.js";
 import { asToolError } from "./call-result.js";
-import { ProtocolError, protocolError } from "./protocol-error.js";
+import { protocolError } from "./protocol-error.js";
 import type { HandlerHost } from "./handler-host.js";
 import type { RequestExtra } from "./request-context.js";
 import {

@@ -1,17 +1,15 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  type ClientCapabilities,
+  type ClientResult,
   type Server,
   type ServerContext,
+  type ServerResult,
 } from "@modelcontextprotocol/server";
-import type {
-  ClientCapabilities,
-  ClientResult,
-  ServerResult,
-} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { BridgeState, InputBridge } from "./input-bridge.js";
-import { ProtocolError } from "./protocol-error.js";
 import type { RequestExtra } from "./request-context.js";
 
 /** Serves one request: its raw message, and the way back to its client. */

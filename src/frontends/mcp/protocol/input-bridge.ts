@@ -2,13 +2,15 @@ import { randomBytes, randomUUID } from "node:crypto";
 import {
   createRequestStateCodec,
   inputRequired,
+  ProtocolError,
+  type ClientResult,
   type InputRequest,
   type InputRequiredResult,
   type RequestStateCodec,
+  type ServerRequest,
+  type ServerResult,
 } from "@modelcontextprotocol/server";
-import type { ClientResult, ServerRequest, ServerResult } from "@modelcontextprotocol/sdk/types.js";
 import type { BridgeRelay } from "../shared/bridge-relay.js";
-import { ProtocolError } from "./protocol-error.js";
 import type { RequestExtra } from "./request-context.js";
 
 /** How long a call waits for its client's next round before it is abandoned. */

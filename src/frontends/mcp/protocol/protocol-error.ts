@@ -1,4 +1,4 @@
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import {
   asBrokerError,
   type BackendProtocolError,
@@ -8,25 +8,16 @@ import {
   HTTP_STATUS,
 } from "../../../contract/errors.js";
 
-/**
- * A JSON-RPC error as the SDK puts it on the wire: it takes `code`, `message`
- * and `data` from what a handler throws (an McpError would prefix the message
- * once more).
- */
-export class ProtocolError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
 /** JSON-RPC codes of the error kinds, where a failure is a protocol error. */
 const CODES: Record<ErrorProfile, Partial<Record<ErrorKind, number>>> = {
-  mcp: { invalid_params: ErrorCode.InvalidParams, not_found: ErrorCode.InvalidParams },
-  emcp: { invalid_params: ErrorCode.InvalidParams, not_found: ErrorCode.MethodNotFound },
+  mcp: {
+    invalid_params: ProtocolErrorCode.InvalidParams,
+    not_found: ProtocolErrorCode.InvalidParams,
+  },
+  emcp: {
+    invalid_params: ProtocolErrorCode.InvalidParams,
+    not_found: ProtocolErrorCode.MethodNotFound,
+  },
 };
 
 /** Refusals by policy: HTTP statuses in REST, so errors with that status in `data` in MCP. */
@@ -52,17 +43,20 @@ export function protocolError(err: unknown, profile: ErrorProfile = "mcp"): Prot
   const backend = e.details?.backend as BackendProtocolError | undefined;
   if (backend) return new ProtocolError(backend.code, backend.message, backend.data);
   if (isRefusal(e)) {
-    return new ProtocolError(ErrorCode.InvalidRequest, e.message, {
+    return new ProtocolError(ProtocolErrorCode.InvalidRequest, e.message, {
       kind: e.kind,
       http_status: HTTP_STATUS[e.kind],
       ...e.details,
     });
   }
   if (e.details?.unsupported === true)
-    return new ProtocolError(ErrorCode.MethodNotFound, e.message);
+    return new ProtocolError(ProtocolErrorCode.MethodNotFound, e.message);
   const code = CODES[profile][e.kind];
   if (code !== undefined || e.kind === "internal")
-    return new ProtocolError(code ?? ErrorCode.InternalError, e.message);
+    return new ProtocolError(code ?? ProtocolErrorCode.InternalError, e.message);
   // A timeout or a source that is down has no code of its own outside a tool result.
-  return new ProtocolError(ErrorCode.InternalError, e.message, { kind: e.kind, ...e.details });
+  return new ProtocolError(ProtocolErrorCode.InternalError, e.message, {
+    kind: e.kind,
+    ...e.details,
+  });
 }

@@ -3,7 +3,7 @@ import type {
   ClientResult,
   ServerNotification,
   ServerRequest,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type { CallerContext, Principal } from "../../../contract/router.js";
 
 /** What a handler has of its request besides the message: cancellation and the way back. */

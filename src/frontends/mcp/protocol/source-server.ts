@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { Server } from "@modelcontextprotocol/server";
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -12,8 +11,8 @@ import {
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
-  type ServerCapabilities,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/core";
+import { Server, type ServerCapabilities } from "@modelcontextprotocol/server";
 import { allows } from "../../../auth/scopes.js";
 import type { Broker } from "../../../broker/broker.js";
 import type { CallerContext, Principal } from "../../../contract/router.js";

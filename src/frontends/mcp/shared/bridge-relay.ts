@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { InputRequiredResult } from "@modelcontextprotocol/server";
-import type { ServerNotification, ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ProtocolError,
+  type InputRequiredResult,
+  type ServerNotification,
+  type ServerResult,
+} from "@modelcontextprotocol/server";
 import { BrokerError, type ErrorKind } from "../../../contract/errors.js";
 import type { Logger } from "../../../contract/log.js";
 import type { MessageBus } from "../../../state/store.js";
-import { ProtocolError } from "../protocol/protocol-error.js";
 
 const CHANNEL = "mcp-broker:input-bridge";
 

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { BrokerError } from "../../../contract/errors.js";
 
 export interface EmcpLimits {
@@ -72,7 +72,7 @@ export function schemaParts(limits: EmcpLimits) {
 export function toolDefinition(
   name: string,
   description: string,
-  properties: Record<string, object>,
+  properties: NonNullable<Tool["inputSchema"]["properties"]>,
   required: string[],
 ): Tool {
   return {

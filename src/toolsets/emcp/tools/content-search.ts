@@ -9,7 +9,7 @@ import { tvConditions } from "./tv-conditions.js";
 import type { EmcpTool } from "./tool.js";
 
 const ORDER_COLUMNS = ["id", "pagetitle", "menuindex", "createdon", "pub_date"] as const;
-const DIRECTION = { type: "string", enum: ["asc", "desc"] } as const;
+const DIRECTION = { type: "string", enum: ["asc", "desc"] };
 
 /**
  * `evo.content.search`: documents by their fields, place in the tree, TV

@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { sql, type SelectQueryBuilder } from "kysely";
 import type { CmsDatabase } from "../cms-database.js";
 import { itemColumns, toItems, type ItemRow } from "../items.js";

@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { CmsDatabase } from "../cms-database.js";
 
 /** One eMCP tool: its MCP definition and what it does with validated arguments. */
