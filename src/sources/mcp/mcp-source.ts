@@ -1,21 +1,16 @@
 import {
-  Client,
+  type Client,
   ProtocolError,
   type CallToolResult,
   type ClientContext,
   type Implementation,
-  type LoggingLevel,
   type LoggingMessageNotification,
-  type McpSubscription,
   type RequestOptions,
   type ResourceUpdatedNotification,
   type ServerCapabilities,
   type ServerRequest,
-  type SubscriptionFilter,
   type Tool,
-  type VersionNegotiationMode,
 } from "@modelcontextprotocol/client";
-import { setTimeout as delay } from "node:timers/promises";
 import { z } from "zod";
 import { BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
@@ -26,18 +21,19 @@ import type {
   Router,
   SourceNotification,
 } from "../../contract/router.js";
-import { packageVersion } from "../../contract/version.js";
+import { newBackendClient } from "./backend-client.js";
 import type { BackendConnection, ConnectBackend } from "./backend-transport.js";
-import { DEFAULT_MAX_TOOLS } from "../../config/schema.js";
-import { boundToolLists, type ToolListBounds } from "./bounded-tool-lists.js";
-import { DEFAULT_MAX_LIST_PAGES, DEFAULT_START_TIMEOUT_S, type Revision } from "./config.js";
+import type { ToolListBounds } from "./bounded-tool-lists.js";
+import { coalesced } from "./coalesced.js";
+import { DEFAULT_START_TIMEOUT_S, type Revision } from "./config.js";
 import { backendError, isConnectionLost } from "./errors.js";
 import { fetchTools } from "./fetch-tools.js";
 import { startFailure, startWithin } from "./start-within.js";
 import { InFlight } from "./in-flight.js";
-import { inRounds, withCallerMeta } from "./input-rounds.js";
+import { inRounds } from "./input-rounds.js";
+import { perSecond } from "./per-second.js";
 import { RelayedCallToolResult } from "./relayed-result.js";
-import { Subscriptions } from "./subscriptions.js";
+import { SessionInterest } from "./session-interest.js";
 import { BACKEND_SOURCE } from "../../telemetry/mcp-attributes.js";
 import { backendOperation, withTraceContext } from "../../telemetry/mcp-operation.js";
 
@@ -56,17 +52,6 @@ const MIN_REFRESH_INTERVAL_MS = 1000;
 
 /** Results of requests relayed whole: checked only as JSON-RPC results. */
 const RelayedResult = z.looseObject({});
-
-/** Whether the connection speaks 2026-07-28 or later (revisions are dates, so they compare as text). */
-function speaksModern(client: Client): boolean {
-  return (client.getNegotiatedProtocolVersion() ?? "") >= "2026-07-28";
-}
-
-const NEGOTIATION: Record<Revision, VersionNegotiationMode> = {
-  auto: "auto",
-  "2026-07-28": { pin: "2026-07-28" },
-  "2025-11-25": "legacy",
-};
 
 type Relayed = Required<
   Pick<
@@ -112,22 +97,12 @@ export class McpSource implements Router, Relayed {
   private readonly changeListeners = new Set<(what: ChangeKind) => void>();
   private readonly notificationListeners = new Set<(n: SourceNotification) => void>();
   private readonly inFlight = new InFlight();
-  private readonly subscriptions = new Subscriptions();
-  private listening: McpSubscription | undefined;
-  /** Listens are opened one at a time, so the last one opened has every URI. */
-  private pendingListen: Promise<void> = Promise.resolve();
+  private readonly interest: SessionInterest;
   /**
-   * The log level each session asked for with `logging/setLevel`. A
-   * 2026-07-28 backend has no such method: the level travels in the `_meta`
-   * of each of the session's requests instead.
+   * A notification of no call (a log outside any call, a resource update),
+   * for every session that listens, at most MAX_NOTIFICATIONS_PER_S a second.
    */
-  private readonly logLevels = new Map<string, LoggingLevel>();
-  /** The second notifications outside calls are counted in, and the count. */
-  private notificationSecond = 0;
-  private notificationsThisSecond = 0;
-  /** A read of the tools after list_changed is under way; another is due after it. */
-  private refreshing = false;
-  private refreshAgain = false;
+  private readonly emitNotification: (n: SourceNotification) => void;
 
   private readonly revision: Revision;
   private readonly startTimeoutMs: number;
@@ -140,6 +115,18 @@ export class McpSource implements Router, Relayed {
   ) {
     this.revision = settings.revision ?? "auto";
     this.startTimeoutMs = settings.startTimeoutMs ?? DEFAULT_START_TIMEOUT_S * 1000;
+    this.interest = new SessionInterest(log, name);
+    this.emitNotification = perSecond(
+      MAX_NOTIFICATIONS_PER_S,
+      (n) => {
+        for (const listener of this.notificationListeners) listener(n);
+      },
+      () =>
+        log.warn(
+          { source: name },
+          `the backend sends more than ${MAX_NOTIFICATIONS_PER_S} notifications a second outside calls; the rest of this second's are dropped`,
+        ),
+    );
   }
 
   /** The revision the backend speaks, once connected. */
@@ -198,43 +185,32 @@ export class McpSource implements Router, Relayed {
     level: LoggingMessageNotification["params"]["level"],
     ctx: CallContext,
   ): Promise<void> {
-    if (this.client !== null && speaksModern(this.client)) {
-      this.logLevels.set(ctx.session ?? "", level);
-      return;
-    }
+    if (this.interest.keepLevel(this.client, ctx.session ?? "", level)) return;
     await this.relay(ctx, "logging/setLevel", (c, o) => c.setLoggingLevel(level, o));
   }
 
   async subscribe(uri: string, ctx: CallContext): Promise<void> {
     const session = ctx.session ?? "";
-    if (!this.subscriptions.add(uri, session)) return;
+    if (!this.interest.add(uri, session)) return;
     try {
       await this.relay(ctx, `resources/subscribe ${uri}`, (c, o) =>
-        speaksModern(c) ? this.listen(c, o) : c.subscribeResource({ uri }, o).then(() => undefined),
+        this.interest.subscribe(c, uri, o),
       );
     } catch (err) {
-      this.subscriptions.remove(uri, session);
+      this.interest.remove(uri, session);
       throw err;
     }
   }
 
   async unsubscribe(uri: string, ctx: CallContext): Promise<void> {
-    if (!this.subscriptions.remove(uri, ctx.session ?? "")) return;
+    if (!this.interest.remove(uri, ctx.session ?? "")) return;
     await this.relay(ctx, `resources/unsubscribe ${uri}`, (c, o) =>
-      speaksModern(c) ? this.listen(c, o) : c.unsubscribeResource({ uri }, o).then(() => undefined),
+      this.interest.unsubscribe(c, uri, o),
     );
   }
 
-  async endSession(session: string): Promise<void> {
-    this.logLevels.delete(session);
-    const client = this.up ? this.client : null;
-    const orphaned = this.subscriptions.removeSession(session);
-    if (client === null || orphaned.length === 0) return;
-    if (speaksModern(client)) {
-      await this.listen(client).catch(() => undefined);
-      return;
-    }
-    for (const uri of orphaned) await client.unsubscribeResource({ uri }).catch(() => undefined);
+  endSession(session: string): Promise<void> {
+    return this.interest.endSession(this.up ? this.client : null, session);
   }
 
   onChange(listener: (what: ChangeKind) => void): () => void {
@@ -257,7 +233,7 @@ export class McpSource implements Router, Relayed {
     const client = this.client;
     this.client = null;
     this.up = false;
-    await this.listening?.close().catch(() => undefined);
+    await this.interest.close();
     await client?.close();
     await this.opening?.transport.close().catch(() => undefined);
   }
@@ -272,7 +248,10 @@ export class McpSource implements Router, Relayed {
           client.request(
             {
               method,
-              params: withTraceContext(this.withSessionMeta(client, ctx, { ...params }), carrier),
+              params: withTraceContext(
+                this.interest.withSessionMeta(client, ctx, { ...params }),
+                carrier,
+              ),
             },
             RelayedResult,
             options,
@@ -306,7 +285,10 @@ export class McpSource implements Router, Relayed {
           client,
           {
             method,
-            params: withTraceContext(this.withSessionMeta(client, ctx, { ...params }), carrier),
+            params: withTraceContext(
+              this.interest.withSessionMeta(client, ctx, { ...params }),
+              carrier,
+            ),
           },
           schema,
           options,
@@ -315,16 +297,6 @@ export class McpSource implements Router, Relayed {
         ),
       ),
     );
-  }
-
-  /** What a 2026-07-28 backend hears of the caller and its session in each request (input-rounds.ts). */
-  private withSessionMeta<P extends { _meta?: Record<string, unknown> }>(
-    client: Client,
-    ctx: CallContext,
-    params: P,
-  ): P {
-    if (!speaksModern(client)) return params;
-    return withCallerMeta(params, ctx, this.logLevels.get(ctx.session ?? ""));
   }
 
   /** Runs one request at the backend on behalf of a caller, tracked while in flight. */
@@ -363,36 +335,13 @@ export class McpSource implements Router, Relayed {
   private async open(): Promise<void> {
     const connection = this.connect();
     this.opening = connection;
-    const client = new Client(
-      { name: "mcp-broker", version: packageVersion },
-      {
-        capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } },
-        versionNegotiation: {
-          mode: NEGOTIATION[this.revision],
-          // On stdio a probe that gets no answer means a 2025-era server that ignores unknown
-          // methods: half the start leaves it the other half for `initialize`.
-          ...(connection.pid !== undefined
-            ? { probe: { timeoutMs: this.startTimeoutMs / 2 } }
-            : {}),
-        },
-        // Rounds of input are the caller's to answer, through `rounds`.
-        inputRequired: { autoFulfill: false },
-        // Bounded by boundToolLists below, which keeps what fits rather than failing the walk.
-        listMaxPages: 0,
-      },
-    );
-    const lists = this.settings.lists ?? {
-      maxTools: DEFAULT_MAX_TOOLS,
-      maxPages: DEFAULT_MAX_LIST_PAGES,
-    };
-    boundToolLists(client, lists, (why) =>
-      this.log.warn(
-        { source: this.name, max_tools: lists.maxTools, max_list_pages: lists.maxPages },
-        why === "tools"
-          ? `the backend lists more than ${lists.maxTools} tools; the rest are left out (max_tools)`
-          : `the backend's tools/list goes on past ${lists.maxPages} pages; the rest are left out (max_list_pages)`,
-      ),
-    );
+    const client = newBackendClient(connection, {
+      revision: this.revision,
+      startTimeoutMs: this.startTimeoutMs,
+      lists: this.settings.lists,
+      log: this.log,
+      source: this.name,
+    });
     this.wire(client);
     try {
       ({ tools: this.tools, hint: this.toolsHint } = await startWithin(
@@ -425,14 +374,7 @@ export class McpSource implements Router, Relayed {
     this.client = client;
     this.connection = connection;
     this.up = true;
-    // What sessions still watch is asked for again: a 2026-07-28 backend in the listen.
-    if (speaksModern(client)) {
-      await this.listen(client).catch((err: Error) =>
-        this.log.warn({ source: this.name, err: err.message }, "subscriptions/listen failed"),
-      );
-    } else {
-      await this.resubscribe(client);
-    }
+    await this.interest.restore(client);
     this.log.info(
       {
         source: this.name,
@@ -446,9 +388,8 @@ export class McpSource implements Router, Relayed {
 
   /** Handlers for what the backend sends on its own: notifications and requests. */
   private wire(client: Client): void {
-    client.setNotificationHandler("notifications/tools/list_changed", () =>
-      this.refreshTools(client),
-    );
+    const refreshTools = coalesced(MIN_REFRESH_INTERVAL_MS, () => this.refreshTools(client));
+    client.setNotificationHandler("notifications/tools/list_changed", refreshTools);
     client.setNotificationHandler("notifications/resources/list_changed", () =>
       this.emitChange("resources"),
     );
@@ -474,88 +415,19 @@ export class McpSource implements Router, Relayed {
     client.setRequestHandler("roots/list", toCaller);
   }
 
-  /**
-   * The lists a 2026-07-28 backend announces changes of, and the resources
-   * sessions subscribed to: that revision has no `resources/subscribe`, a
-   * listen names them instead.
-   */
-  private listenFilter(client: Client): SubscriptionFilter {
-    const caps = client.getServerCapabilities() ?? {};
-    const uris = this.subscriptions.uris();
-    return {
-      ...(caps.tools?.listChanged ? { toolsListChanged: true } : {}),
-      ...(caps.prompts?.listChanged ? { promptsListChanged: true } : {}),
-      ...(caps.resources?.listChanged ? { resourcesListChanged: true } : {}),
-      ...(uris.length > 0 ? { resourceSubscriptions: uris } : {}),
-    };
-  }
-
-  /**
-   * A 2026-07-28 backend says what changed only on a `subscriptions/listen`
-   * stream: one is opened when the source comes up, and again whenever the
-   * subscribed resources change, the new one first and then the one before
-   * closed (an update may come twice for a moment, none is missed). Where
-   * there is nothing to hear of, none stays open.
-   */
-  private listen(client: Client, options: RequestOptions = {}): Promise<void> {
-    const next = this.pendingListen.then(async () => {
-      const previous = this.listening;
-      const filter = this.listenFilter(client);
-      // The listen outlives the request that asked for it: only its acknowledgement is timed.
-      this.listening =
-        Object.keys(filter).length === 0
-          ? undefined
-          : await client.listen(filter, { timeout: options.timeout });
-      await previous?.close().catch(() => undefined);
-    });
-    this.pendingListen = next.catch(() => undefined);
-    return next;
-  }
-
-  /** After a reconnect, a 2025-era backend is asked again for what sessions still watch. */
-  private async resubscribe(client: Client): Promise<void> {
-    for (const uri of this.subscriptions.uris()) {
-      await client
-        .subscribeResource({ uri })
-        .catch((err: Error) =>
-          this.log.warn({ source: this.name, uri, err: err.message }, "resubscribe failed"),
-        );
+  /** Reads the tools again after `list_changed`; false once the connection is not the source's. */
+  private async refreshTools(client: Client): Promise<boolean> {
+    if (this.closed || (this.client !== null && this.client !== client)) return false;
+    try {
+      ({ tools: this.tools, hint: this.toolsHint } = await fetchTools(client));
+      this.emitChange("tools");
+    } catch (err) {
+      this.log.warn(
+        { source: this.name, err: (err as Error).message },
+        "tools/list after list_changed failed",
+      );
     }
-  }
-
-  /**
-   * Reads the tools again after `list_changed`: one read at a time, and
-   * announcements that come meanwhile are served by one more read, at least
-   * a second after the last began. A backend announcing changes in a loop
-   * costs one tools/list a second, not one per announcement.
-   */
-  private refreshTools(client: Client): void {
-    if (this.refreshing) {
-      this.refreshAgain = true;
-      return;
-    }
-    this.refreshing = true;
-    void (async () => {
-      let began = 0;
-      do {
-        this.refreshAgain = false;
-        const wait = began + MIN_REFRESH_INTERVAL_MS - Date.now();
-        if (wait > 0) await delay(wait);
-        // Closed, or connected anew meanwhile: the new connection read its own tools.
-        if (this.closed || (this.client !== null && this.client !== client)) break;
-        began = Date.now();
-        try {
-          ({ tools: this.tools, hint: this.toolsHint } = await fetchTools(client));
-          this.emitChange("tools");
-        } catch (err) {
-          this.log.warn(
-            { source: this.name, err: (err as Error).message },
-            "tools/list after list_changed failed",
-          );
-        }
-      } while (this.refreshAgain);
-      this.refreshing = false;
-    })();
+    return true;
   }
 
   private onExit(client: Client): void {
@@ -588,28 +460,5 @@ export class McpSource implements Router, Relayed {
 
   private emitChange(what: ChangeKind): void {
     for (const listener of this.changeListeners) listener(what);
-  }
-
-  /**
-   * A notification of no call (a log outside any call, a resource update),
-   * for every session that listens: at most MAX_NOTIFICATIONS_PER_S a second,
-   * the rest dropped, with a log line for each second that drops some.
-   */
-  private emitNotification(n: SourceNotification): void {
-    const second = Math.floor(Date.now() / 1000);
-    if (second !== this.notificationSecond) {
-      this.notificationSecond = second;
-      this.notificationsThisSecond = 0;
-    }
-    if (++this.notificationsThisSecond > MAX_NOTIFICATIONS_PER_S) {
-      if (this.notificationsThisSecond === MAX_NOTIFICATIONS_PER_S + 1) {
-        this.log.warn(
-          { source: this.name },
-          `the backend sends more than ${MAX_NOTIFICATIONS_PER_S} notifications a second outside calls; the rest of this second's are dropped`,
-        );
-      }
-      return;
-    }
-    for (const listener of this.notificationListeners) listener(n);
   }
 }
