@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -176,5 +176,23 @@ describe("one SDK generation", () => {
         .map((m) => `${relative(SRC, file)}: ${m[1]}`),
     );
     expect(twins).toEqual([]);
+  });
+});
+
+describe("the built-in toolsets", () => {
+  it("each declares its own settings in its folder, and the config assembles them from the list", () => {
+    const toolsets = join(SRC, "toolsets");
+    const kinds = readFileSync(join(toolsets, "kinds.ts"), "utf8");
+    const unlisted = readdirSync(toolsets, { withFileTypes: true })
+      // The CMS's engine is served by the emcp source kind, whose config is the source's own.
+      .filter((e) => e.isDirectory() && e.name !== "emcp")
+      .map((e) => e.name)
+      .filter(
+        (name) =>
+          !existsSync(join(toolsets, name, "index.ts")) || !kinds.includes(`./${name}/index.js`),
+      );
+    expect(unlisted).toEqual([]);
+    const config = readFileSync(join(SRC, "config/schema.ts"), "utf8");
+    expect(config).not.toMatch(/\b(calculator|documents|searxng_url|provider|max_pages)\s*:/);
   });
 });

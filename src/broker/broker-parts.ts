@@ -10,7 +10,7 @@ import { EmbeddingsClient } from "../tool-search/embeddings-client.js";
 import { SemanticIndex } from "../tool-search/semantic-index.js";
 import { Thesaurus } from "../tool-search/thesaurus.js";
 import { ToolSearch } from "../tool-search/tool-search.js";
-import { createBuiltinToolsets } from "../toolsets/builtins.js";
+import { createBuiltinToolsets } from "../toolsets/kinds.js";
 import { AuditSink } from "./audit-sink.js";
 import type { BrokerMetrics } from "./metrics.js";
 import { SourcePool } from "./source-pool.js";

@@ -310,7 +310,8 @@ const RegistrySchema = z
   })
   .describe("The tool registry of /rpc (tools/register, tools/call, health/check).");
 
-const Seconds = z.number().positive().max(600);
+/** A duration in seconds, as the toolsets' and the registry's timeouts are given. */
+export const Seconds = z.number().positive().max(600);
 
 const ToolSearchSchema = z
   .strictObject({
@@ -343,15 +344,6 @@ const ToolSearchSchema = z
   })
   .describe("meta_search: how tools are found.");
 
-export const TOOLSET_NAMES = [
-  "calculator",
-  "time_tool",
-  "document_analyzer",
-  "search_tool",
-  "image_generator",
-] as const;
-export type ToolsetName = (typeof TOOLSET_NAMES)[number];
-
 /** An Evolution CMS database by URL: the emcp source's and the search tool's. */
 export const CmsDatabaseUrl = z
   .string()
@@ -366,145 +358,14 @@ export const CmsTablePrefix = z
   .regex(/^[A-Za-z0-9_]*$/)
   .describe('Default "evo_".');
 
-const ToolsetsSchema = z
-  .strictObject({
-    calculator: z
-      .strictObject({
-        timeout_s: Seconds.optional().describe("Longest an expression may run; default 2."),
-        max_memory_mb: z
-          .int()
-          .min(16)
-          .max(4096)
-          .optional()
-          .describe(
-            "Heap of a calculator process, in MiB; an expression that needs more is stopped. Default 64.",
-          ),
-        processes: z
-          .int()
-          .min(1)
-          .max(16)
-          .optional()
-          .describe(
-            "Processes that calculate at once, started when needed; while callers wait, none holds more than all but one. Default 2.",
-          ),
-      })
-      .optional(),
-    documents: z
-      .strictObject({
-        roots: z
-          .array(z.string().min(1))
-          .optional()
-          .describe(
-            "Folders whose files file:// URLs may name; none by default (no file:// at all).",
-          ),
-        allow_private_networks: z
-          .boolean()
-          .optional()
-          .describe(
-            "Let document_url reach loopback, private and link-local addresses; default false.",
-          ),
-        max_bytes: z
-          .int()
-          .positive()
-          .optional()
-          .describe("The largest document read; default 20971520 (20 MiB)."),
-        timeout_s: Seconds.optional().describe(
-          "Longest a fetch may take, and then reading the document; default 20.",
-        ),
-        max_memory_mb: z
-          .int()
-          .min(64)
-          .max(8192)
-          .optional()
-          .describe(
-            "Heap of a document process, in MiB; a document that needs more is stopped. Default 512.",
-          ),
-        processes: z
-          .int()
-          .min(1)
-          .max(16)
-          .optional()
-          .describe("Processes that read documents at once, started when needed. Default 2."),
-        max_pages: z
-          .int()
-          .positive()
-          .optional()
-          .describe("A PDF of more pages is refused before its text is read; default 1000."),
-        max_unzipped_mb: z
-          .int()
-          .positive()
-          .optional()
-          .describe(
-            "A DOCX whose XML parts unpack to more MiB (as its zip directory declares) is refused before it is unpacked; default 10 (reading one takes some 30 times that in memory).",
-          ),
-        max_text_chars: z
-          .int()
-          .positive()
-          .optional()
-          .describe(
-            "extract_text gives at most this many characters, marked truncated; default 1000000.",
-          ),
-        max_analyzed_chars: z
-          .int()
-          .positive()
-          .optional()
-          .describe(
-            "analyze_document reads at most this many characters, and says so; default 200000.",
-          ),
-      })
-      .optional(),
-    search: z
-      .strictObject({
-        searxng_url: z
-          .url({ protocol: /^https?$/ })
-          .optional()
-          .describe("A SearXNG instance whose JSON API answers web_search and news_search."),
-        folders: z
-          .array(z.string().min(1))
-          .optional()
-          .describe(
-            "Folders of .txt, .md and .html files indexed at start-up and kept fresh, searched offline.",
-          ),
-        cms: z
-          .strictObject({
-            database: CmsDatabaseUrl.describe(
-              "The Evolution CMS database, as the emcp source takes it; read-only.",
-            ),
-            table_prefix: CmsTablePrefix.optional(),
-            site_url: z
-              .url({ protocol: /^https?$/ })
-              .optional()
-              .describe("The site's address: a document's URL is it and the document's alias."),
-          })
-          .optional()
-          .describe(
-            "Published documents of an Evolution CMS site, searched offline; re-read every minute.",
-          ),
-        timeout_s: Seconds.optional().describe("Longest a SearXNG query may take; default 10."),
-      })
-      .optional(),
-    images: z
-      .strictObject({
-        provider: z
-          .enum(["openai", "automatic1111"])
-          .describe(
-            "openai: POST {url}/v1/images/generations (also served by local engines); automatic1111: POST {url}/sdapi/v1/txt2img.",
-          ),
-        url: z.url({ protocol: /^https?$/ }).describe("The provider's base URL."),
-        model: z.string().min(1).optional().describe("The model to ask for (openai)."),
-        api_key_env: z
-          .string()
-          .regex(/^[A-Z_][A-Z0-9_]*$/)
-          .optional()
-          .describe("The environment variable holding the provider's API key, sent as a bearer."),
-        timeout_s: Seconds.optional().describe("Longest a generation may take; default 120."),
-      })
-      .optional(),
-  })
-  .describe("Settings of the built-in tools.");
+/** The config's `toolsets` as the config sees them: each toolset's settings, checked by its own schema. */
+export type ToolsetsSettings = Readonly<Record<string, unknown>>;
 
-/** The whole config, around the `source` schemas of the kinds there are. */
-export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]) {
+/** The whole config, around the `source` schemas of the kinds there are and the toolsets' settings. */
+export function configSchema(
+  sources: readonly [SourceSchema, ...SourceSchema[]],
+  toolsets: z.ZodType<ToolsetsSettings>,
+) {
   const backends = sources.flatMap((s) => [...(s._zod.propValues.backend ?? [])]).join(", ");
   const source = z.discriminatedUnion("backend", sources, {
     // Zod's own words for an unknown discriminator ("Invalid input") say neither what nor which.
@@ -608,7 +469,7 @@ export function configSchema(sources: readonly [SourceSchema, ...SourceSchema[]]
       .optional(),
     sessions: SessionsSchema.optional(),
     registry: RegistrySchema.optional(),
-    toolsets: ToolsetsSchema.optional(),
+    toolsets: toolsets.optional(),
     tool_search: ToolSearchSchema.optional(),
   });
 }
@@ -619,4 +480,3 @@ export type RenderMode = (typeof RENDER_MODES)[number];
 export type Limits = z.infer<typeof LimitsSchema>;
 export type ScopeAction = (typeof SCOPE_ACTIONS)[number];
 export type ExposeMode = (typeof EXPOSE_MODES)[number];
-export type ToolsetsConfig = z.infer<typeof ToolsetsSchema>;

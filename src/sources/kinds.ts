@@ -1,5 +1,6 @@
 import { ConfigError } from "../config/errors.js";
 import { configSchema } from "../config/schema.js";
+import { ToolsetsSchema } from "../toolsets/kinds.js";
 import { builtinKind } from "./builtin/index.js";
 import { commandKind } from "./command/index.js";
 import { emcpKind } from "./emcp/index.js";
@@ -19,9 +20,11 @@ export const SOURCE_KINDS = [
   builtinKind,
 ] as const;
 
-/** The config format, with the `source` of every kind. */
+/** The config format, with the `source` of every kind and the settings of every toolset. */
 export const ConfigSchema = (([first, ...rest]) =>
-  configSchema([first.configSchema, ...rest.map((kind) => kind.configSchema)]))(SOURCE_KINDS);
+  configSchema([first.configSchema, ...rest.map((kind) => kind.configSchema)], ToolsetsSchema))(
+  SOURCE_KINDS,
+);
 
 const BY_BACKEND = new Map<string, AnySourceKind>(SOURCE_KINDS.map((k) => [k.backend, k]));
 

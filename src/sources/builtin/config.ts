@@ -1,6 +1,7 @@
 /** The `source` fields of a built-in toolset: which one (its settings are under `toolsets`). */
 import { z } from "zod";
-import { mountFields, TOOLSET_NAMES } from "../../config/schema.js";
+import { mountFields } from "../../config/schema.js";
+import { TOOLSET_NAMES } from "../../toolsets/kinds.js";
 
 export const BuiltinSourceSchema = z.strictObject({
   backend: z.literal("builtin"),
