@@ -310,6 +310,9 @@ const RegistrySchema = z
   })
   .describe("The tool registry of /rpc (tools/register, tools/call, health/check).");
 
+/** The name of an environment variable that holds a secret, so the config need not. */
+export const EnvVarName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/);
+
 /** A duration in seconds, as the toolsets' and the registry's timeouts are given. */
 export const Seconds = z.number().positive().max(600);
 
@@ -330,11 +333,9 @@ const ToolSearchSchema = z
             "An OpenAI-compatible embeddings endpoint, such as http://127.0.0.1:11434/v1/embeddings.",
           ),
         model: z.string().min(1).describe("The model the endpoint is asked for."),
-        api_key_env: z
-          .string()
-          .regex(/^[A-Z_][A-Z0-9_]*$/)
-          .optional()
-          .describe("The environment variable holding the endpoint's API key, sent as a bearer."),
+        api_key_env: EnvVarName.optional().describe(
+          "The environment variable holding the endpoint's API key, sent as a bearer.",
+        ),
         timeout_s: Seconds.optional().describe("Longest one request may take; default 10."),
       })
       .optional()

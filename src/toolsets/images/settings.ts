@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Seconds } from "../../config/schema.js";
+import { EnvVarName, Seconds } from "../../config/schema.js";
 
 /** `toolsets.images`. */
 export const ImagesSettings = z.strictObject({
@@ -10,10 +10,8 @@ export const ImagesSettings = z.strictObject({
     ),
   url: z.url({ protocol: /^https?$/ }).describe("The provider's base URL."),
   model: z.string().min(1).optional().describe("The model to ask for (openai)."),
-  api_key_env: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]*$/)
-    .optional()
-    .describe("The environment variable holding the provider's API key, sent as a bearer."),
+  api_key_env: EnvVarName.optional().describe(
+    "The environment variable holding the provider's API key, sent as a bearer.",
+  ),
   timeout_s: Seconds.optional().describe("Longest a generation may take; default 120."),
 });
