@@ -11,6 +11,7 @@ import { SemanticIndex } from "../tool-search/semantic-index.js";
 import { Thesaurus } from "../tool-search/thesaurus.js";
 import { ToolSearch } from "../tool-search/tool-search.js";
 import { createBuiltinToolsets } from "../toolsets/kinds.js";
+import { ScriptSandbox } from "../isolation/script-sandbox/script-sandbox.js";
 import { AuditSink } from "./audit-sink.js";
 import type { BrokerMetrics } from "./metrics.js";
 import { SourcePool } from "./source-pool.js";
@@ -28,6 +29,8 @@ export interface BrokerParts {
   readonly sources: SourcePool;
   readonly auditSink: AuditSink;
   readonly toolSearch: ToolSearch;
+  /** Where `meta_run` scripts run. */
+  readonly scripts: ScriptSandbox;
 }
 
 /** What the parts tell the broker that owns them. */
@@ -64,6 +67,13 @@ export async function openBrokerParts(
       sources: new SourcePool(log, toolRegistry, events.toolsChanged, events.sourceEvent),
       auditSink: new AuditSink(log, metrics, config.audit?.file),
       toolSearch: createToolSearch(config, store, log),
+      scripts: new ScriptSandbox({
+        workers: 2,
+        runsPerWorker: 8,
+        maxWaitingPerCaller: 16,
+        maxWaiting: 256,
+        log,
+      }),
     };
   } catch (err) {
     await store.close();
@@ -73,6 +83,7 @@ export async function openBrokerParts(
 
 /** Closes the parts, the sources before the store they may still write to. */
 export async function closeBrokerParts(parts: BrokerParts): Promise<void> {
+  await parts.scripts.close();
   await parts.toolRegistry.close();
   await parts.sources.close();
   await parts.store.close();

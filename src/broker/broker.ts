@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { allows, reaches, sees } from "../auth/scopes.js";
 import { ConfigError } from "../config/errors.js";
-import type { Config, RenderMode, ScopeAction } from "../config/schema.js";
+import type { Config, ScopeAction } from "../config/schema.js";
 import { BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
 import type { CallerContext, Principal, SourceEvent, SourceStatus } from "../contract/router.js";
@@ -25,7 +25,15 @@ import { SourceView } from "./source-view.js";
 import { searchableTools } from "../tool-search/tool-documents.js";
 import { treeOfSources } from "./tree-of-sources.js";
 import { describeEntry, foundTool, listChildren } from "./views.js";
-import type { EntryDescription, NodeListing, SearchAnswer } from "./meta-api/answers.js";
+import type {
+  CallOutput,
+  EntryDescription,
+  NodeListing,
+  RunAnswer,
+  SearchAnswer,
+  ToolSearchRequest,
+} from "./meta-api/answers.js";
+import { DEFAULT_RUN_SETTINGS, runScript } from "./meta-run.js";
 
 export interface BrokerOptions {
   readonly log: Logger;
@@ -36,27 +44,6 @@ export interface BrokerOptions {
    * opened is closed, programs started are ended, and the start rejects with the reason.
    */
   readonly signal?: AbortSignal;
-}
-
-/** A `meta_search` request, already checked. */
-export interface ToolSearchRequest {
-  readonly query: string;
-  readonly limit: number;
-  /** Only tools under this node. */
-  readonly path: string;
-  readonly includeSchema: boolean;
-}
-
-export interface CallOutput {
-  readonly path: string;
-  readonly isError: boolean;
-  readonly renderMode: RenderMode;
-  /** True when `output` is the truncation wrapper. */
-  readonly truncated: boolean;
-  /** The result rendered by the tool's `render_mode`, truncated by `max_output_chars`. */
-  readonly output: unknown;
-  /** The result as the backend gave it, for MCP clients when nothing was rendered or cut. */
-  readonly result: CallToolResult;
 }
 
 /**
@@ -277,6 +264,28 @@ export class Broker {
       output,
       result,
     };
+  }
+
+  /**
+   * Runs a `meta_run` script for the caller, who needs the `run` scope: each
+   * call the script makes is the caller's own, through the whole policy.
+   */
+  async run(
+    request: { code: string; timeout_s?: number | undefined },
+    caller: CallerContext,
+  ): Promise<RunAnswer> {
+    if (!allows(caller.principal, "run", "/")) throw forbidden(caller.principal, "run", "/");
+    await this.admit(caller.principal, "/");
+    return runScript(
+      {
+        broker: this,
+        sandbox: this.parts.scripts,
+        settings: DEFAULT_RUN_SETTINGS,
+        audit: this.parts.auditSink.write,
+      },
+      request,
+      caller,
+    );
   }
 
   /**

@@ -10,7 +10,7 @@ import { z } from "zod";
 export const RENDER_MODES = ["mcp", "text", "json"] as const;
 export const EXPOSE_MODES = ["meta", "flat", "both"] as const;
 
-export const SCOPE_ACTIONS = ["tree", "describe", "call", "register", "admin"] as const;
+export const SCOPE_ACTIONS = ["tree", "describe", "call", "run", "register", "admin"] as const;
 
 export const LimitsSchema = z
   .strictObject({
@@ -121,13 +121,13 @@ function nodeSchema(source: z.ZodType<SourceConfig>): z.ZodType<NodeConfig> {
 }
 
 /** A broker scope: ACTION:PATH-GLOB. */
-export const SCOPE_PATTERN = /^(tree|describe|call|register|admin|\*):\/\S*$/;
+export const SCOPE_PATTERN = /^(tree|describe|call|run|register|admin|\*):\/\S*$/;
 
 const ScopeSchema = z
   .string()
   .regex(
     SCOPE_PATTERN,
-    'a scope is ACTION:PATH-GLOB, ACTION one of tree, describe, call, register, admin or *, such as "call:/cms/**"',
+    'a scope is ACTION:PATH-GLOB, ACTION one of tree, describe, call, run, register, admin or *, such as "call:/cms/**"',
   );
 
 /** Principal ids the broker gives callers of its own: no token may take one. */

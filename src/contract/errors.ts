@@ -16,6 +16,15 @@ export type ErrorKind =
   | "execution_failed"
   | "internal";
 
+/** The kinds that are a policy's refusal of a request, not a failure of its work. */
+export const REFUSAL_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
+  "unauthenticated",
+  "forbidden",
+  "rate_limited",
+  "idempotency_conflict",
+  "too_large",
+]);
+
 /**
  * The HTTP status of each kind, wherever a failure is answered over HTTP
  * (REST, the registry's endpoint, MCP's refusals before a session).

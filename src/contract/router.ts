@@ -75,6 +75,8 @@ export interface CallerContext {
   readonly timeoutMs?: number | undefined;
   /** From `Idempotency-Key` or `_meta.idempotencyKey`: a repeat returns the first result. */
   readonly idempotencyKey?: string | undefined;
+  /** The `meta_run` script this call was made by: its audit record and span say so. */
+  readonly runId?: string | undefined;
 }
 
 /** Everything a source may need to run one call: the caller's context and its deadline. */

@@ -16,6 +16,8 @@ export const TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments";
 export const TOOL_CALL_RESULT = "gen_ai.tool.call.result";
 /** The tree path a request is governed at: the broker's own attribute. */
 export const BROKER_PATH = "mcp_broker.path";
+/** The `meta_run` script a call was made by. */
+export const BROKER_RUN = "mcp_broker.run_id";
 /** `error.type` of a tool result with `isError`: the call worked, the tool said no. */
 export const TOOL_ERROR = "tool_error";
 /** The source (mount path) a backend request goes to: the broker's own attribute. */

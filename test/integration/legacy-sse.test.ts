@@ -55,6 +55,7 @@ describe("the HTTP+SSE transport (2024-11-05)", () => {
         "meta_desc",
         "meta_search",
         "meta_call",
+        "meta_run",
       ]);
       const tree = await client.callTool({ name: "meta_tree", arguments: { path: "/fx" } });
       expect(textOf(tree)).toContain("/fx/pid");

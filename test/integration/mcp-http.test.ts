@@ -51,15 +51,17 @@ describe("MCP over Streamable HTTP, expose: meta", () => {
     await broker?.close();
   });
 
-  it("offers exactly the four meta tools, with short descriptions", async () => {
+  it("offers exactly the five meta tools, with short descriptions", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
       "meta_tree",
       "meta_desc",
       "meta_search",
       "meta_call",
+      "meta_run",
     ]);
-    for (const t of tools) expect(t.description!.length).toBeLessThan(160);
+    for (const t of tools)
+      expect(t.description!.length).toBeLessThan(t.name === "meta_run" ? 1024 : 160);
   });
 
   it("navigates, describes and calls", async () => {
@@ -248,7 +250,7 @@ describe("MCP session handling", () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error.code).toBe(-32700);
     const client = await connectHttp(broker.url);
-    expect((await client.listTools()).tools).toHaveLength(4);
+    expect((await client.listTools()).tools).toHaveLength(5);
     await client.close();
   });
 
@@ -262,7 +264,7 @@ describe("MCP session handling", () => {
     expect(res.status).toBe(413);
     expect(((await res.json()) as any).error.kind).toBe("too_large");
     const client = await connectHttp(broker.url);
-    expect((await client.listTools()).tools).toHaveLength(4);
+    expect((await client.listTools()).tools).toHaveLength(5);
     await client.close();
   });
 
@@ -291,7 +293,7 @@ describe("MCP session handling", () => {
       expect(((await res.json()) as any).error.kind).toBe("too_large");
     }
     const client = await connectHttp(broker.url);
-    expect((await client.listTools()).tools).toHaveLength(4);
+    expect((await client.listTools()).tools).toHaveLength(5);
     await client.close();
   });
 

@@ -61,6 +61,7 @@ describe("one URL, both revisions", () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       "meta_call",
       "meta_desc",
+      "meta_run",
       "meta_search",
       "meta_tree",
     ]);

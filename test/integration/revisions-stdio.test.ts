@@ -39,7 +39,7 @@ describe("mcp-broker stdio, both revisions", () => {
     const client = await modernStdio();
     expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
     const tools = (await client.listTools()).tools.map((t) => t.name);
-    expect(tools).toEqual(["meta_tree", "meta_desc", "meta_search", "meta_call"]);
+    expect(tools).toEqual(["meta_tree", "meta_desc", "meta_search", "meta_call", "meta_run"]);
     const asked = await client.callTool({
       name: "meta_call",
       arguments: { path: "/fx/ask", args: { question: "?" } },

@@ -2,6 +2,8 @@
  * The answers of the meta tools, as every frontend puts them on the wire:
  * REST's bodies and the JSON text of MCP's tool results are these.
  */
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { RenderMode } from "../../config/schema.js";
 import type { SourceStatus } from "../../contract/router.js";
 import type { ToolEntry } from "../../tree/tree.js";
 
@@ -78,4 +80,49 @@ export interface CallAnswer {
   redacted?: true;
   /** The idempotency key given did not keep this result, and why. */
   idempotency?: { kept: false; why: string };
+}
+
+/** Why a `meta_run` script failed. */
+export type RunFailureKind =
+  "script_error" | "timeout" | "memory" | "too_many_calls" | "result_too_large" | "refused";
+
+/** What `meta_run` answers: what the script returned, or why it failed, and what it did. */
+export interface RunAnswer {
+  run_id: string;
+  /** What the script returned, as JSON (`null` for nothing). */
+  result?: unknown;
+  error?: {
+    kind: RunFailureKind;
+    message: string;
+    /** The line of the script it failed at, where known. */
+    line?: number;
+    /** For `refused` and a failed call the script let through: the call's error kind. */
+    call_kind?: string;
+  };
+  logs: { level: "log" | "info" | "warn" | "error"; message: string }[];
+  /** Calls the script made: tools called, searches, descriptions, listings. */
+  calls: number;
+  duration_ms: number;
+}
+
+/** A `meta_search` request, already checked. */
+export interface ToolSearchRequest {
+  readonly query: string;
+  readonly limit: number;
+  /** Only tools under this node. */
+  readonly path: string;
+  readonly includeSchema: boolean;
+}
+
+/** A call as the broker answers it, before a frontend puts it on the wire. */
+export interface CallOutput {
+  readonly path: string;
+  readonly isError: boolean;
+  readonly renderMode: RenderMode;
+  /** True when `output` is the truncation wrapper. */
+  readonly truncated: boolean;
+  /** The result rendered by the tool's `render_mode`, truncated by `max_output_chars`. */
+  readonly output: unknown;
+  /** The result as the backend gave it, for MCP clients when nothing was rendered or cut. */
+  readonly result: CallToolResult;
 }

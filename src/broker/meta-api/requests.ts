@@ -50,3 +50,30 @@ export const SearchRequest = z
     include_schema: z.boolean().default(false).describe("Add each tool's args_schema."),
   })
   .transform(({ include_schema, ...rest }) => ({ ...rest, includeSchema: include_schema }));
+
+/** The longest script taken: a script is a few calls and a filter, not a program. */
+export const MAX_CODE_CHARS = 20_000;
+
+/** The longest a script may run, waiting for its calls included. */
+export const MAX_RUN_TIMEOUT_S = 300;
+
+export const RunRequest = z.strictObject({
+  code: z
+    .string({
+      error: 'expected a string of JavaScript, such as "return await tools.demo.add({a: 1, b: 2})"',
+    })
+    .min(1, "is empty; write the body of an async function that returns what you need")
+    .max(
+      MAX_CODE_CHARS,
+      `is longer than ${MAX_CODE_CHARS} characters; a script calls tools and filters, keep it short`,
+    )
+    .describe(
+      "The body of an async function; `return` what you need. In scope: call(path, args), search(query, {limit}), describe(path), tree(path), tools.<node>.<tool>(args), console.log.",
+    ),
+  timeout_s: z
+    .number({ error: `expected seconds, from 1 to ${MAX_RUN_TIMEOUT_S}` })
+    .min(1, `must be from 1 to ${MAX_RUN_TIMEOUT_S}`)
+    .max(MAX_RUN_TIMEOUT_S, `must be from 1 to ${MAX_RUN_TIMEOUT_S}`)
+    .optional()
+    .describe("Longest the script may run, its calls included; default 30."),
+});

@@ -1,6 +1,12 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { CallRequest, DescribeRequest, SearchRequest, TreeRequest } from "./requests.js";
+import {
+  CallRequest,
+  DescribeRequest,
+  RunRequest,
+  SearchRequest,
+  TreeRequest,
+} from "./requests.js";
 
 /** What a meta tool's MCP `inputSchema` is: its request schema, as a caller writes it. */
 function inputSchema(schema: z.ZodType): Tool["inputSchema"] {
@@ -40,6 +46,16 @@ export const META_TOOLS: Tool[] = [
     name: "meta_call",
     description: "Call the tool at a path with args that match the args_schema given by meta_desc.",
     inputSchema: inputSchema(CallRequest),
+  },
+  {
+    name: "meta_run",
+    description: [
+      "Run JavaScript that calls many tools in one step and returns only what you return: the body of an async function, in a sandbox (no network, files or require).",
+      "In scope: await call(path, args); await search(query, {limit}); await describe(path); await tree(path); tools.<node>.<tool>(args); console.log. A failed call throws an Error with err.kind.",
+      "Example: const r = await tools.demo.add({a: 1, b: 2}); return r;",
+      "Answer: {result, logs, calls, duration_ms}, or {error: {kind, message, line}}.",
+    ].join("\n"),
+    inputSchema: inputSchema(RunRequest),
   },
 ];
 

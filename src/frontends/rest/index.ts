@@ -1,2 +1,2 @@
-/** The REST meta API: `POST /meta_tree`, `/meta_desc`, `/meta_search`, `/meta_call`. */
+/** The REST meta API: `POST /meta_tree`, `/meta_desc`, `/meta_search`, `/meta_call`, `/meta_run`. */
 export { metaRoutes } from "./meta-routes.js";

@@ -7,13 +7,15 @@ import { parseRequest } from "../../broker/meta-api/parse-request.js";
 import {
   CallRequest,
   DescribeRequest,
+  RunRequest,
   SearchRequest,
   TreeRequest,
 } from "../../broker/meta-api/requests.js";
 
 /**
- * `POST /meta_tree`, `/meta_desc`, `/meta_call` and `/meta_search`:
- * JSON in, JSON out. A call's answer says when its output was cut
+ * `POST /meta_tree`, `/meta_desc`, `/meta_call`, `/meta_search` and
+ * `/meta_run`: JSON in, JSON out. A script that failed is still answered
+ * 200, its `error` saying why; a run the policy refuses is an error. A call's answer says when its output was cut
  * (`truncated`) or had keys removed (`redacted`), and how long the call took
  * (`Server-Timing: call;dur=…`, in milliseconds).
  * Errors are thrown as BrokerError and encoded by the app's error handler.
@@ -49,6 +51,14 @@ export function metaRoutes(broker: Broker): Hono<AuthEnv> {
     if (out.truncated) answer.truncated = true;
     if (redacted) answer.redacted = true;
     if (unkept !== undefined) answer.idempotency = { kept: false, why: unkept };
+    return c.json(answer);
+  });
+  app.post("/meta_run", async (c) => {
+    const request = parseRequest(RunRequest, await jsonBody(c));
+    const answer = await broker.run(request, {
+      signal: c.req.raw.signal,
+      principal: c.get("principal"),
+    });
     return c.json(answer);
   });
   return app;

@@ -6,7 +6,7 @@ import { BrokerError } from "../../contract/errors.js";
 import { isJsonObject } from "../../contract/json-text.js";
 import type { Principal } from "../../contract/router.js";
 import { invalidRequest, parseRequest } from "../../broker/meta-api/parse-request.js";
-import { SearchRequest } from "../../broker/meta-api/requests.js";
+import { RunRequest, SearchRequest } from "../../broker/meta-api/requests.js";
 
 /** What a method of the registry endpoint is given besides its params. */
 export interface MethodContext {
@@ -85,6 +85,10 @@ export const METHODS: Record<string, Method> = {
   /** meta_search over the whole tree, registered tools and mounted sources alike. */
   "tools/search": async (params, { broker, principal, signal }) =>
     broker.search(parseRequest(SearchRequest, params ?? {}), principal, signal),
+
+  /** meta_run: a script that calls many tools in one step, each call the caller's own. */
+  "tools/run": async (params, { broker, principal, signal }) =>
+    broker.run(parseRequest(RunRequest, params ?? {}), { principal, signal }),
 
   "health/check": async (params, { broker, principal }) => {
     const { tool_name } = parseRequest(NameParams, params ?? {});

@@ -7,8 +7,8 @@ import { resultBytes } from "../result-bytes.js";
 export interface AuditRecord {
   time: string;
   token: string;
-  /** The kind of request: `tools/call`, `resources/read`, `prompts/get`… */
-  method: RequestKind;
+  /** The kind of request: `tools/call`, `resources/read`, `prompts/get`…, or `meta_run` for a script. */
+  method: RequestKind | "meta_run";
   /** Where it was governed: the tool's leaf, or the source's node. */
   path: string;
   /** `ok`, `tool_error` (the tool answered isError), or the error kind. */
@@ -16,6 +16,8 @@ export interface AuditRecord {
   duration_ms: number;
   args_sha256: string;
   result_bytes: number;
+  /** The `meta_run` script the request was made by, or (for `meta_run`) the script's own id. */
+  run_id?: string;
 }
 
 /**
@@ -59,6 +61,7 @@ export function audit(sink: (entry: AuditEntry, source: string) => void): Link {
           path: request.path,
           outcome,
           duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+          ...(request.ctx.runId === undefined ? {} : { run_id: request.ctx.runId }),
           args: argumentsOf(request),
           result,
         },

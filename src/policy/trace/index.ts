@@ -1,5 +1,5 @@
 import { context } from "@opentelemetry/api";
-import { BROKER_PATH, MCP_SESSION } from "../../telemetry/mcp-attributes.js";
+import { BROKER_PATH, BROKER_RUN, MCP_SESSION } from "../../telemetry/mcp-attributes.js";
 import { observing, recordContent, servedOperation } from "../../telemetry/mcp-operation.js";
 import { argumentsOf, type Link, type Next, type Request, type Result } from "../link.js";
 import { redactValue, SENSITIVE_KEYS } from "../redact/redact.js";
@@ -47,6 +47,7 @@ export function trace(
         attributes: {
           [BROKER_PATH]: request.path,
           ...(request.ctx.session ? { [MCP_SESSION]: request.ctx.session } : {}),
+          ...(request.ctx.runId ? { [BROKER_RUN]: request.ctx.runId } : {}),
         },
       },
       context.active(),

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { CallOutput } from "../../../broker/broker.js";
+import type { CallOutput } from "../../../broker/meta-api/answers.js";
 import {
   asBrokerError,
   type BackendProtocolError,

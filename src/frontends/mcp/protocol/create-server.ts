@@ -37,6 +37,7 @@ import { parseRequest } from "../../../broker/meta-api/parse-request.js";
 import {
   CallRequest,
   DescribeRequest,
+  RunRequest,
   SearchRequest,
   TreeRequest,
 } from "../../../broker/meta-api/requests.js";
@@ -63,7 +64,7 @@ export function brokerServerInfo(expose: ExposeMode): {
     instructions:
       expose === "flat"
         ? undefined
-        : 'Tools are arranged in a tree. Find one with meta_search (or explore with meta_tree from path "/"), read its args_schema with meta_desc (or ask meta_search for include_schema), then meta_call it.',
+        : 'Tools are arranged in a tree. Find one with meta_search (or explore with meta_tree from path "/"), read its args_schema with meta_desc (or ask meta_search for include_schema), then meta_call it; meta_run runs a script that calls many tools in one step.',
   };
 }
 
@@ -115,7 +116,10 @@ export function serveBroker(
 
   handleRequest(host, ListToolsRequestSchema, handling, async () => ({
     tools: [
-      ...(showMeta ? META_TOOLS : []),
+      // meta_run is listed to those who may run scripts, as a flat tool to those who may call it.
+      ...(showMeta
+        ? META_TOOLS.filter((t) => t.name !== "meta_run" || allows(principal(), "run", "/"))
+        : []),
       ...(showFlat ? broker.callableTools(principal()).map(flatTool) : []),
     ],
     // The meta tools never change; flat tools are as fresh as their sources say.
@@ -167,6 +171,12 @@ async function metaCall(
       return jsonResult(broker.list(parseRequest(TreeRequest, args).path, ctx.principal));
     case "meta_desc":
       return jsonResult(broker.describe(parseRequest(DescribeRequest, args).path, ctx.principal));
+    case "meta_run": {
+      const answer = await broker.run(parseRequest(RunRequest, args), ctx);
+      return answer.error === undefined
+        ? jsonResult(answer)
+        : { ...jsonResult(answer), isError: true };
+    }
     default: {
       const { path, args: toolArgs } = parseRequest(CallRequest, args);
       return toCallToolResult(await broker.call(path, toolArgs, ctx));

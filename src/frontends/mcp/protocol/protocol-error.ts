@@ -6,6 +6,7 @@ import {
   type ErrorKind,
   type ErrorProfile,
   HTTP_STATUS,
+  REFUSAL_KINDS,
 } from "../../../contract/errors.js";
 
 /** JSON-RPC codes of the error kinds, where a failure is a protocol error. */
@@ -21,16 +22,8 @@ const CODES: Record<ErrorProfile, Partial<Record<ErrorKind, number>>> = {
 };
 
 /** Refusals by policy: HTTP statuses in REST, so errors with that status in `data` in MCP. */
-const REFUSALS = new Set<ErrorKind>([
-  "unauthenticated",
-  "forbidden",
-  "rate_limited",
-  "idempotency_conflict",
-  "too_large",
-]);
-
 export function isRefusal(err: BrokerError): boolean {
-  return REFUSALS.has(err.kind);
+  return REFUSAL_KINDS.has(err.kind);
 }
 
 /**

@@ -1,0 +1,66 @@
+/**
+ * What a script has in scope besides the language, defined inside the
+ * sandbox over its two host functions, which it then removes from the
+ * global object: `call`, `search`, `describe`, `tree`, `tools` and
+ * `console`. Every host answer is JSON text: `{ok: true, value}` or
+ * `{ok: false, error: {kind, message}}`, which becomes an `Error` with
+ * `kind`. `then` is no tool name, so awaiting a node of `tools` is not
+ * mistaken for awaiting a call.
+ */
+export const PRELUDE = String.raw`
+(function (host, log) {
+  "use strict";
+  const g = globalThis;
+  const text = (v) => {
+    if (typeof v === "string") return v;
+    try {
+      const s = JSON.stringify(v);
+      return s === undefined ? String(v) : s;
+    } catch (e) {
+      return String(v);
+    }
+  };
+  const ask = async (op, args) => {
+    const answer = JSON.parse(await host(op, JSON.stringify(args)));
+    if (answer.ok) return answer.value;
+    const err = new Error(answer.error.message);
+    err.kind = answer.error.kind;
+    throw err;
+  };
+  g.call = (path, args, options) =>
+    ask("call", { path, args: args === undefined ? {} : args, idempotency_key: options && options.idempotency_key });
+  g.search = (query, options) =>
+    ask("search", { query, limit: options && options.limit, path: options && options.path });
+  g.describe = (path) => ask("describe", { path });
+  g.tree = (path) => ask("tree", { path: path === undefined ? "/" : path });
+  const node = (path) =>
+    new Proxy(function () {}, {
+      get(_, key) {
+        if (typeof key !== "string" || key === "then") return undefined;
+        return node(path === "/" ? "/" + key : path + "/" + key);
+      },
+      apply(_, __, args) {
+        return g.call(path, args[0], args[1]);
+      },
+    });
+  g.tools = node("/");
+  const console = {};
+  for (const level of ["log", "info", "warn", "error"])
+    console[level] = (...args) => log(level, args.map(text).join(" "));
+  g.console = console;
+})(__host, __log);
+delete globalThis.__host;
+delete globalThis.__log;
+`;
+
+/** The name scripts are evaluated under: stack frames of the script say `script.js:LINE`. */
+export const SCRIPT_FILE = "script.js";
+
+/**
+ * A script as the body of an async function whose value is returned as JSON
+ * text, with the body starting on line 1, so that a line in an error is the
+ * script's own.
+ */
+export function wrapScript(code: string): string {
+  return `(async () => {${code}\n})().then((v) => JSON.stringify(v === undefined ? null : v))`;
+}

@@ -1,0 +1,119 @@
+import fc from "fast-check";
+import pino from "pino";
+import { afterAll, describe, expect, it } from "vitest";
+import type { ScriptLimits } from "./protocol.js";
+import { ScriptSandbox } from "./script-sandbox.js";
+
+const limits: ScriptLimits = {
+  memoryBytes: 32 * 1024 * 1024,
+  stackBytes: 256 * 1024,
+  maxResultChars: 100_000,
+  maxLogEntries: 20,
+  maxLogChars: 2_000,
+};
+const sandbox = new ScriptSandbox({
+  workers: 2,
+  runsPerWorker: 8,
+  maxWaitingPerCaller: 64,
+  maxWaiting: 256,
+  log: pino({ level: "silent" }),
+});
+afterAll(() => sandbox.close());
+
+const echoing = async (op: string, json: string) =>
+  JSON.stringify({ ok: true, value: { op, args: JSON.parse(json) } });
+const run = (
+  code: string,
+  options: { ms?: number; signal?: AbortSignal; ask?: typeof echoing } = {},
+) =>
+  sandbox.run("tester", {
+    code,
+    limits,
+    deadline: Date.now() + (options.ms ?? 5000),
+    signal: options.signal ?? new AbortController().signal,
+    ask: options.ask ?? echoing,
+  });
+
+const KINDS = ["script_error", "memory", "result_too_large", "interrupted"];
+
+describe("the script sandbox", () => {
+  it("returns any JSON value a script returns, as JSON", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (value) => {
+        const text = JSON.stringify(value);
+        const outcome = await run(`return ${text};`);
+        expect(outcome).toMatchObject({ ok: true });
+        if (outcome.ok) expect(JSON.parse(outcome.resultJson)).toEqual(JSON.parse(text));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("answers any text as code with a result or a failure of a known kind, and keeps serving", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 200 }), async (code) => {
+        const outcome = await run(code, { ms: 500 });
+        if (!outcome.ok) expect(KINDS).toContain(outcome.kind);
+      }),
+      { numRuns: 100 },
+    );
+    expect(await run("return 1 + 1")).toMatchObject({ ok: true, resultJson: "2" });
+  });
+
+  it("passes arguments and answers through the host, and bounds the logs", async () => {
+    const outcome = await run(
+      `for (let i = 0; i < 50; i++) console.info("line", i);
+       return await call("/a/b", { x: [1, "two"] }, { idempotency_key: "k" });`,
+    );
+    expect(outcome).toMatchObject({
+      ok: true,
+      resultJson: JSON.stringify({
+        op: "call",
+        args: { path: "/a/b", args: { x: [1, "two"] }, idempotency_key: "k" },
+      }),
+    });
+    expect(outcome.logs).toHaveLength(21);
+    expect(outcome.logs.at(-1)).toEqual({
+      level: "warn",
+      message: "30 more log entries were dropped",
+    });
+  });
+
+  it("stops a computing script at its deadline, and the worker takes the next run", async () => {
+    const outcome = await run("for (;;) {}", { ms: 300 });
+    expect(outcome).toMatchObject({ ok: false, kind: "interrupted" });
+    expect(await run("return 2")).toMatchObject({ ok: true, resultJson: "2" });
+  });
+
+  it("stops a script when its caller gives up, wherever it is", async () => {
+    const computing = new AbortController();
+    const spinning = run("for (;;) {}", { signal: computing.signal, ms: 60_000 });
+    const waiting = new AbortController();
+    let asked!: () => void;
+    const inCall = new Promise<void>((resolve) => (asked = resolve));
+    const parked = run("await call('/x', {})", {
+      signal: waiting.signal,
+      ms: 60_000,
+      ask: () => {
+        asked();
+        return new Promise<string>(() => undefined);
+      },
+    });
+    await inCall;
+    computing.abort();
+    waiting.abort();
+    expect(await spinning).toMatchObject({ ok: false, kind: "interrupted" });
+    expect(await parked).toMatchObject({ ok: false, kind: "interrupted" });
+  });
+
+  it("keeps the broker's thread free while every worker computes", async () => {
+    let ended = false;
+    const hogs = Promise.all(
+      Array.from({ length: 16 }, () => run("for (;;) {}", { ms: 4000 })),
+    ).then(() => (ended = true));
+    // Work on this thread (what serves every other request) goes on meanwhile.
+    for (let i = 0; i < 100; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).toBe(false);
+    await hogs;
+  });
+});
