@@ -135,6 +135,16 @@ describe("meta_run over REST", () => {
     expect(body.result).toEqual(["ok", "ok", "rate_limited"]);
   });
 
+  it("makes a call idempotent when the script gives a key", async () => {
+    const { body } = await run(`
+      const key = { idempotency_key: "run-once-" + Math.random() };
+      const first = await call("/fx/count", {}, key);
+      const again = await call("/fx/count", {}, key);
+      const other = await call("/fx/count", {});
+      return [first[0].text === again[0].text, first[0].text === other[0].text];`);
+    expect(body.result).toEqual([true, false]);
+  });
+
   it("lets the script see results only after redaction", async () => {
     const { body } = await run(`return await call("/fx/secrets", {});`);
     expect(body.result).toEqual({ user: "ann" });
