@@ -32,7 +32,9 @@ import type {
   RunAnswer,
   SearchAnswer,
   ToolSearchRequest,
+  TypescriptDescription,
 } from "./meta-api/answers.js";
+import { typescriptDeclarations } from "../tree/typescript-declarations.js";
 import { DEFAULT_RUN_SETTINGS, runScript } from "./meta-run.js";
 
 export interface BrokerOptions {
@@ -185,6 +187,35 @@ export class Broker {
       ...description,
       children: description.children.filter((c) => reaches(principal, "tree", c.path)),
     };
+  }
+
+  /** `meta_desc` as asked: the description, or declarations of the tools under the path. */
+  metaDesc(
+    request: { path: string; format: "json" | "typescript" },
+    principal: Principal,
+  ): EntryDescription | TypescriptDescription {
+    return request.format === "typescript"
+      ? this.declarations(request.path, principal)
+      : this.describe(request.path, principal);
+  }
+
+  /**
+   * The tools under a path that the caller may call, as TypeScript
+   * declarations of `meta_run`'s `tools` object.
+   */
+  declarations(path: string, principal: Principal): TypescriptDescription {
+    const entry = this.visible(path, principal);
+    if (!reaches(principal, "describe", entry.path))
+      throw forbidden(principal, "describe", entry.path);
+    const prefix = entry.path === "/" ? "/" : `${entry.path}/`;
+    const tools = this.current
+      .tools()
+      .filter(
+        (leaf) =>
+          (leaf.path === entry.path || leaf.path.startsWith(prefix)) &&
+          allows(principal, "call", leaf.path),
+      );
+    return { path: entry.path, format: "typescript", declarations: typescriptDeclarations(tools) };
   }
 
   /**

@@ -12,6 +12,7 @@ import type {
   RunFailureKind,
   SearchAnswer,
   ToolSearchRequest,
+  TypescriptDescription,
 } from "./meta-api/answers.js";
 import { parseRequest } from "./meta-api/parse-request.js";
 import { CallRequest, DescribeRequest, SearchRequest, TreeRequest } from "./meta-api/requests.js";
@@ -46,7 +47,10 @@ export interface MetaApi {
     principal: Principal,
     signal?: AbortSignal,
   ): Promise<SearchAnswer>;
-  describe(path: string, principal: Principal): EntryDescription;
+  metaDesc(
+    request: { path: string; format: "json" | "typescript" },
+    principal: Principal,
+  ): EntryDescription | TypescriptDescription;
   list(path: string, principal: Principal): NodeListing;
 }
 
@@ -164,7 +168,7 @@ async function answerCall(
     case "search":
       return broker.search(parseRequest(SearchRequest, args), caller.principal, caller.signal);
     case "describe":
-      return broker.describe(parseRequest(DescribeRequest, args).path, caller.principal);
+      return broker.metaDesc(parseRequest(DescribeRequest, args), caller.principal);
     case "tree":
       return broker.list(parseRequest(TreeRequest, args).path, caller.principal);
     default:

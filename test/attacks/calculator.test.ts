@@ -84,7 +84,8 @@ describe("without auth, as the demo runs", () => {
     for (const answer of answers) expect(answer.error).toMatchObject({ code: -32005 });
     const after = performance.now();
     await four();
-    expect(performance.now() - after).toBeLessThan(1000);
+    // Work left running would hold both processes for seconds (SLOW is some four of them).
+    expect(performance.now() - after).toBeLessThan(2000);
     expect(after - started).toBeLessThan(3000);
   });
 
@@ -118,7 +119,8 @@ describe("with tokens", () => {
       expect(answer.error.data.details).toContain("took longer than 2 s");
     }
     expect(watched.probes).toBeGreaterThan(10);
-    expect(watched.slowestProbeMs).toBeLessThan(1000);
+    // A probe behind an attacker's expression would wait out its 2 s timeout.
+    expect(watched.slowestProbeMs).toBeLessThan(1900);
   }, 60_000);
 
   it("a caller with too many expressions waiting is refused, the others are not", async () => {

@@ -168,6 +168,30 @@ describe("meta_run over REST", () => {
   });
 });
 
+describe("meta_desc as TypeScript", () => {
+  it("declares the tools under a path that the caller may call", async () => {
+    const demo = await broker.post(
+      "/meta_desc",
+      { path: "/demo", format: "typescript" },
+      bearer(admin),
+    );
+    expect(demo.status).toBe(200);
+    expect(demo.body).toMatchObject({ path: "/demo", format: "typescript" });
+    expect(demo.body.declarations).toMatch(/demo: \{[\s\S]*"get-sum"\(args: \{[\s\S]*a: number;/);
+    const narrow = await broker.post(
+      "/meta_desc",
+      { path: "/", format: "typescript" },
+      bearer(demoOnly),
+    );
+    expect(narrow.body.declarations).toContain("echo(");
+    expect(narrow.body.declarations).not.toContain("count(");
+    const { body } = await run(
+      `return (await describe("/fx", { format: "typescript" })).declarations`,
+    );
+    expect(body.result).toContain("count(args?: {");
+  });
+});
+
 describe("meta_run keeps its bounds", () => {
   it("stops a script that never ends at its timeout", async () => {
     const { body } = await run("while (true) {}", admin, { timeout_s: 1 });

@@ -126,3 +126,11 @@ export interface CallOutput {
   /** The result as the backend gave it, for MCP clients when nothing was rendered or cut. */
   readonly result: CallToolResult;
 }
+
+/** What `meta_desc` answers with `"format": "typescript"`. */
+export interface TypescriptDescription {
+  path: string;
+  format: "typescript";
+  /** TypeScript declarations of the tools under the path the caller may call. */
+  declarations: string;
+}

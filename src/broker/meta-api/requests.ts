@@ -16,7 +16,13 @@ export const TreeRequest = z.strictObject({
   path: TreePath.default("/").describe('The node whose children to list; default "/".'),
 });
 
-export const DescribeRequest = z.strictObject({ path: TreePath });
+export const DescribeRequest = z.strictObject({
+  path: TreePath,
+  format: z
+    .enum(["json", "typescript"], { error: 'expected "json" or "typescript"' })
+    .default("json")
+    .describe("typescript: declare the tools under path, for meta_run."),
+});
 
 export const CallRequest = z.strictObject({
   path: TreePath,
@@ -67,9 +73,7 @@ export const RunRequest = z.strictObject({
       MAX_CODE_CHARS,
       `is longer than ${MAX_CODE_CHARS} characters; a script calls tools and filters, keep it short`,
     )
-    .describe(
-      "The body of an async function; `return` what you need. In scope: call(path, args), search(query, {limit}), describe(path), tree(path), tools.<node>.<tool>(args), console.log.",
-    ),
+    .describe("JavaScript: the body of an async function; `return` what you need."),
   timeout_s: z
     .number({ error: `expected seconds, from 1 to ${MAX_RUN_TIMEOUT_S}` })
     .min(1, `must be from 1 to ${MAX_RUN_TIMEOUT_S}`)

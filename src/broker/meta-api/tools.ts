@@ -31,7 +31,7 @@ export const META_TOOLS: Tool[] = [
   {
     name: "meta_desc",
     description:
-      "Describe the node or tool at a path. For a tool: its summary, description, args_schema and example_args.",
+      'Describe the node or tool at a path: summary, description, args_schema, example_args; "format": "typescript" declares its tools for meta_run.',
     inputSchema: inputSchema(DescribeRequest),
     annotations: { readOnlyHint: true },
   },
@@ -50,10 +50,10 @@ export const META_TOOLS: Tool[] = [
   {
     name: "meta_run",
     description: [
-      "Run JavaScript that calls many tools in one step and returns only what you return: the body of an async function, in a sandbox (no network, files or require).",
-      "In scope: await call(path, args); await search(query, {limit}); await describe(path); await tree(path); tools.<node>.<tool>(args); console.log. A failed call throws an Error with err.kind.",
+      "Run JavaScript that calls many tools in one step; only what it returns comes back. A sandbox: no network, files or require.",
+      "In scope: await call(path, args), search(query, {limit}), describe(path), tree(path); tools.<node>.<tool>(args); console.log. A failed call throws an Error with err.kind; meta_desc with format typescript declares the tools.",
       "Example: const r = await tools.demo.add({a: 1, b: 2}); return r;",
-      "Answer: {result, logs, calls, duration_ms}, or {error: {kind, message, line}}.",
+      "Answers {result, logs, calls, duration_ms} or {error: {kind, message, line}}.",
     ].join("\n"),
     inputSchema: inputSchema(RunRequest),
   },

@@ -27,8 +27,8 @@ export function metaRoutes(broker: Broker): Hono<AuthEnv> {
     return c.json(broker.list(path, c.get("principal")));
   });
   app.post("/meta_desc", async (c) => {
-    const { path } = parseRequest(DescribeRequest, await jsonBody(c));
-    return c.json(broker.describe(path, c.get("principal")));
+    const request = parseRequest(DescribeRequest, await jsonBody(c));
+    return c.json(broker.metaDesc(request, c.get("principal")));
   });
   app.post("/meta_search", async (c) => {
     const request = parseRequest(SearchRequest, await jsonBody(c));

@@ -31,7 +31,7 @@ export const PRELUDE = String.raw`
     ask("call", { path, args: args === undefined ? {} : args, idempotency_key: options && options.idempotency_key });
   g.search = (query, options) =>
     ask("search", { query, limit: options && options.limit, path: options && options.path });
-  g.describe = (path) => ask("describe", { path });
+  g.describe = (path, options) => ask("describe", { path, format: options && options.format });
   g.tree = (path) => ask("tree", { path: path === undefined ? "/" : path });
   const node = (path) =>
     new Proxy(function () {}, {

@@ -170,7 +170,7 @@ async function metaCall(
     case "meta_tree":
       return jsonResult(broker.list(parseRequest(TreeRequest, args).path, ctx.principal));
     case "meta_desc":
-      return jsonResult(broker.describe(parseRequest(DescribeRequest, args).path, ctx.principal));
+      return jsonResult(broker.metaDesc(parseRequest(DescribeRequest, args), ctx.principal));
     case "meta_run": {
       const answer = await broker.run(parseRequest(RunRequest, args), ctx);
       return answer.error === undefined
