@@ -61,6 +61,8 @@ export const api = {
   desc: (path) => request("/meta_desc", { path }).then((r) => r.json),
   search: (query) => request("/meta_search", { query, limit: 20 }).then((r) => r.json),
   call: (path, args, signal) => request("/meta_call", { path, args }, signal),
+  run: (code, timeout_s, signal) =>
+    request("/meta_run", { code, timeout_s, report_calls: true }, signal).then((r) => r.json),
   traffic: () => request("/console/api/traffic").then((r) => r.json),
   /** The public health (up or down per source): asked without the token, which would need admin. */
   health: async () => (await fetch("/healthz")).json(),

@@ -1,12 +1,13 @@
 import { api, ApiError, token } from "./api.js";
 import { h, replace } from "./dom.js";
 import { renderHealth } from "./pages/health.js";
+import { renderRun } from "./pages/run.js";
 import { renderSignIn } from "./pages/sign-in.js";
 import { renderTools } from "./pages/tools.js";
 import { renderTraffic } from "./pages/traffic.js";
 
 /**
- * The console: a page per hash route (`#/tools/<path>`, `#/health`,
+ * The console: a page per hash route (`#/tools/<path>`, `#/run`, `#/health`,
  * `#/traffic`, `#/sign-in`), each drawn into <main> by its module, which
  * returns what stops its polling or stream when the user leaves it.
  */
@@ -66,6 +67,7 @@ async function route() {
   try {
     if (page === "health") leave = renderHealth(main, context);
     else if (page === "traffic") leave = renderTraffic(main, context);
+    else if (page === "run") leave = renderRun(main, context);
     else leave = renderTools(main, context, rest.length ? `/${rest.join("/")}` : "/");
   } catch (err) {
     replace(

@@ -302,7 +302,7 @@ export class Broker {
    * call the script makes is the caller's own, through the whole policy.
    */
   async run(
-    request: { code: string; timeout_s?: number | undefined },
+    request: { code: string; timeout_s?: number | undefined; report_calls?: boolean | undefined },
     caller: CallerContext,
   ): Promise<RunAnswer> {
     if (!allows(caller.principal, "run", "/")) throw forbidden(caller.principal, "run", "/");

@@ -70,7 +70,7 @@ export interface RunDeps {
  */
 export async function runScript(
   deps: RunDeps,
-  request: { code: string; timeout_s?: number | undefined },
+  request: { code: string; timeout_s?: number | undefined; report_calls?: boolean | undefined },
   caller: CallerContext,
 ): Promise<RunAnswer> {
   const runId = randomUUID();
@@ -82,6 +82,7 @@ export async function runScript(
   let tooMany = false;
   const gate = new Gate(deps.settings.maxConcurrentCalls);
   const inner: CallerContext = { ...caller, signal: stop.signal, runId };
+  const callLog: NonNullable<RunAnswer["call_log"]> = [];
 
   const ask = async (op: string, json: string): Promise<string> => {
     if (++calls > deps.settings.maxCalls) {
@@ -90,13 +91,22 @@ export async function runScript(
       return failure("too_many_calls", `a script makes at most ${deps.settings.maxCalls} calls`);
     }
     await gate.enter();
-    try {
-      return JSON.stringify({
-        ok: true,
-        value: (await answerCall(deps.broker, op, json, inner)) ?? null,
+    const began = performance.now();
+    const log = (outcome: string) =>
+      request.report_calls &&
+      callLog.push({
+        op,
+        target: targetOf(json),
+        outcome,
+        duration_ms: Math.round((performance.now() - began) * 10) / 10,
       });
+    try {
+      const value = (await answerCall(deps.broker, op, json, inner)) ?? null;
+      log("ok");
+      return JSON.stringify({ ok: true, value });
     } catch (err) {
       const e = asBrokerError(err);
+      log(e.kind);
       return failure(e.kind, e.message);
     } finally {
       gate.leave();
@@ -114,6 +124,8 @@ export async function runScript(
     });
   } finally {
     caller.signal.removeEventListener("abort", onCallerGone);
+    // Calls the script started and did not wait for end with it.
+    stop.abort(new BrokerError("timeout", "the script that made this call has ended"));
   }
   const answer: RunAnswer = {
     run_id: runId,
@@ -123,6 +135,7 @@ export async function runScript(
     logs: [...outcome.logs],
     calls: Math.min(calls, deps.settings.maxCalls),
     duration_ms: Math.round(performance.now() - started),
+    ...(request.report_calls ? { call_log: callLog } : {}),
   };
   deps.audit(
     {
@@ -188,6 +201,18 @@ function valueOf(out: CallOutput): unknown {
   return typeof output === "object" && output !== null && "content" in output
     ? output.content
     : out.output;
+}
+
+/** What a call of a script was about: the path it called or described, or the query. */
+function targetOf(json: string): string {
+  let args: { path?: unknown; query?: unknown } | null;
+  try {
+    args = JSON.parse(json) as typeof args;
+  } catch {
+    return "";
+  }
+  const target = args?.path ?? args?.query;
+  return typeof target === "string" ? target.slice(0, 200) : "";
 }
 
 function withoutKey(args: unknown): unknown {

@@ -150,6 +150,56 @@ describe("the web console", () => {
     await page.close();
   });
 
+  it.runIf(why === "")(
+    "runs a script with the user's token and shows its result, logs and calls",
+    async () => {
+      const page = await signedIn(admin, "#/run");
+      await page.getByRole("heading", { name: "Run", exact: true }).waitFor();
+      await expectAccessible(page);
+      await page.getByLabel("Script").fill(
+        `const p = await call("/fx/pid", {});
+         try { await call("/fx/fail", {}); } catch (e) { console.warn(e.kind); }
+         return { pid: Number(p[0].text) };`,
+      );
+      await page.getByRole("button", { name: "Run", exact: true }).click();
+      const result = page.locator(".result");
+      await result.getByText(/2 calls, took \d+ ms/).waitFor();
+      await expect(result.locator(".badge").allTextContents()).resolves.toEqual(["ok"]);
+      await expect(result.locator(".output:not(.logs)").textContent()).resolves.toContain(
+        String(await pidOf("/fx/pid")),
+      );
+      await expect(result.locator(".logs").textContent()).resolves.toBe("warn: execution_failed");
+      await expect(
+        result
+          .locator("table.calls tbody tr")
+          .evaluateAll((rows) =>
+            rows.map((r) => [...r.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent)),
+          ),
+      ).resolves.toEqual([
+        ["call", "/fx/pid", "ok"],
+        ["call", "/fx/fail", "execution_failed"],
+      ]);
+      await expectAccessible(page);
+      await screenshot(page, "run");
+
+      // A script that fails says why, and where.
+      await page.getByLabel("Script").fill("const x = 1;\nnope();");
+      await page.getByRole("button", { name: "Run", exact: true }).click();
+      await result.getByRole("alert").filter({ hasText: "(line 2)" }).waitFor();
+      await expect(result.locator(".badge").allTextContents()).resolves.toEqual(["script_error"]);
+      await page.close();
+    },
+  );
+
+  it.runIf(why === "")(
+    "tells a token without the run scope that it may not run scripts",
+    async () => {
+      const page = await signedIn(alice, "#/run");
+      await page.getByRole("alert").filter({ hasText: "run scope" }).waitFor();
+      await page.close();
+    },
+  );
+
   it.runIf(why === "")("says what is wrong with a path that is not in the tree", async () => {
     // A hash typed by hand, with a broken %-escape too.
     const page = await signedIn(admin, "#/tools/nowhere/%zz");

@@ -254,6 +254,7 @@ describe("the command line", () => {
       "meta_desc",
       "meta_search",
       "meta_call",
+      "meta_run",
       "tools__wait",
       "tools__pid",
       "demo__everything__echo",

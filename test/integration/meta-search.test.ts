@@ -134,7 +134,7 @@ describe("POST /meta_search", () => {
 });
 
 describe("meta_search over MCP and /rpc", () => {
-  it("is the fourth meta tool, answering the same as REST", async () => {
+  it("is a meta tool, answering the same as REST", async () => {
     const client = await connectHttp(broker.url, bearer(admin));
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
@@ -142,6 +142,7 @@ describe("meta_search over MCP and /rpc", () => {
       "meta_desc",
       "meta_search",
       "meta_call",
+      "meta_run",
     ]);
     const found = await client.callTool({
       name: "meta_search",

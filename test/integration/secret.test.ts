@@ -41,7 +41,7 @@ describe("shared secret", () => {
     );
     expect(res.status).toBe(200);
     const client = await connectHttp(broker.url, { authorization: "Bearer s3cret-value" });
-    expect((await client.listTools()).tools).toHaveLength(4);
+    expect((await client.listTools()).tools).toHaveLength(5);
     await client.close();
   });
 

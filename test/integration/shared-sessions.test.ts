@@ -122,7 +122,7 @@ const metaCall = (client: Client, path: string, args: Record<string, unknown> = 
 describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis", () => {
   it("answers every request whichever instance gets it", async () => {
     const { client, hits } = await clientThrough(roundRobin);
-    expect((await client.listTools()).tools).toHaveLength(4);
+    expect((await client.listTools()).tools).toHaveLength(5);
     const pids = new Set<string>();
     for (let i = 0; i < 10; i++) pids.add(textOf(await metaCall(client, "/fx/pid")));
     // Both instances served the session, each calling its own backend.
@@ -238,7 +238,7 @@ describe.runIf(hasRedis)("one MCP session served by two instances sharing Redis"
       { numRuns: fuzzRuns(60), seed: 19 },
     );
     // The session and its subscription are whole, on both instances.
-    expect((await client.listTools()).tools).toHaveLength(4);
+    expect((await client.listTools()).tools).toHaveLength(5);
     await expect
       .poll(async () => (await touch(client, 0, "test://a"), updates.length), { timeout: 5000 })
       .toBeGreaterThan(0);

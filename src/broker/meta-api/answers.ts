@@ -103,6 +103,8 @@ export interface RunAnswer {
   /** Calls the script made: tools called, searches, descriptions, listings. */
   calls: number;
   duration_ms: number;
+  /** With `report_calls`: each call the script made, in the order they ended. */
+  call_log?: { op: string; target: string; outcome: string; duration_ms: number }[];
 }
 
 /** A `meta_search` request, already checked. */

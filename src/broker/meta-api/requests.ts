@@ -79,5 +79,6 @@ export const RunRequest = z.strictObject({
     .min(1, `must be from 1 to ${MAX_RUN_TIMEOUT_S}`)
     .max(MAX_RUN_TIMEOUT_S, `must be from 1 to ${MAX_RUN_TIMEOUT_S}`)
     .optional()
-    .describe("Longest the script may run, its calls included; default 30."),
+    .describe("Seconds it may run, calls included; default 30."),
+  report_calls: z.boolean().optional().describe("Add call_log, each call's outcome and time."),
 });

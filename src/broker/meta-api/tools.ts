@@ -31,7 +31,7 @@ export const META_TOOLS: Tool[] = [
   {
     name: "meta_desc",
     description:
-      'Describe the node or tool at a path: summary, description, args_schema, example_args; "format": "typescript" declares its tools for meta_run.',
+      'Describe the node or tool at a path: summary, description, args_schema, example_args. format "typescript": its tools, for meta_run.',
     inputSchema: inputSchema(DescribeRequest),
     annotations: { readOnlyHint: true },
   },
@@ -50,10 +50,10 @@ export const META_TOOLS: Tool[] = [
   {
     name: "meta_run",
     description: [
-      "Run JavaScript that calls many tools in one step; only what it returns comes back. A sandbox: no network, files or require.",
-      "In scope: await call(path, args), search(query, {limit}), describe(path), tree(path); tools.<node>.<tool>(args); console.log. A failed call throws an Error with err.kind; meta_desc with format typescript declares the tools.",
+      "Run JavaScript that calls many tools in one step; only what it returns comes back, from a sandbox (no I/O).",
+      "In scope: await call(path, args), search(query, {limit}), describe(path), tree(path); tools.<node>.<tool>(args); console.log. A failed call throws an Error with err.kind. meta_desc format typescript declares the tools.",
       "Example: const r = await tools.demo.add({a: 1, b: 2}); return r;",
-      "Answers {result, logs, calls, duration_ms} or {error: {kind, message, line}}.",
+      "Answers {result, logs, calls} or {error: {kind, message, line}}.",
     ].join("\n"),
     inputSchema: inputSchema(RunRequest),
   },

@@ -43,6 +43,7 @@ export function consoleApi(
       can: {
         health_details: allows(principal, "admin", "/healthz"),
         traffic: allows(principal, "admin", TRAFFIC_PATH),
+        run: allows(principal, "run", "/"),
       },
     });
   });

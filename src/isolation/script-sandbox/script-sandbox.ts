@@ -232,7 +232,15 @@ export class ScriptSandbox {
     if (message.type !== "ask") return;
     const run = slot.runs.get(message.run);
     if (!run) return;
-    void run.request.ask(message.op, message.json).then((json) => {
+    // An answer is always sent: a host that failed is an internal error, never a script left waiting.
+    const asked = run.request.ask(message.op, message.json).catch((err: unknown) => {
+      this.options.log.error({ err }, "a script's call failed inside the broker");
+      return JSON.stringify({
+        ok: false,
+        error: { kind: "internal", message: "internal error in the broker; see its log" },
+      });
+    });
+    void asked.then((json) => {
       if (slot.runs.get(message.run) !== run) return;
       worker.postMessage({
         type: "answer",
