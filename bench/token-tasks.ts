@@ -32,6 +32,32 @@ export interface Task {
 
 const sumOf = (text: unknown) => Number(/is (-?\d+)/.exec(String(text))?.[1]);
 
+/** A CMS search, then a list tool called for each document found: how many items each has. */
+function countPerItem(task: {
+  name: string;
+  request: string;
+  searches: string[];
+  search: Record<string, unknown>;
+  tool: string;
+}): Task {
+  return {
+    name: task.name,
+    request: task.request,
+    searches: task.searches,
+    async steps(call) {
+      const found = await call("/cms/evo.content.search", task.search);
+      const counts: Record<string, number> = {};
+      for (const d of found.items)
+        counts[d.id] = (await call(task.tool, { id: d.id, limit: 100 })).items.length;
+      return counts;
+    },
+    script: `const found = await call("/cms/evo.content.search", ${JSON.stringify(task.search)});
+const counts = {};
+for (const d of found.items) counts[d.id] = (await call(${JSON.stringify(task.tool)}, { id: d.id, limit: 100 })).items.length;
+return counts;`,
+  };
+}
+
 export const TASKS: Task[] = [
   {
     name: "fan-out: sums, keep the large",
@@ -57,24 +83,13 @@ return sums.filter((s) => s > 12);`,
     script: `const page = await call("/cms/evo.content.search", { limit: 50 });
 return page.items.filter((d) => d.published && d.hidemenu).map((d) => d.id);`,
   },
-  {
+  countPerItem({
     name: "fan-out: children per top document",
     request: "How many children does each of the first 5 top-level CMS documents have?",
     searches: ["search documents in the CMS", "children of a CMS document"],
-    async steps(call) {
-      const top = await call("/cms/evo.content.search", { parent: 0, limit: 5 });
-      const counts: Record<string, number> = {};
-      for (const d of top.items)
-        counts[d.id] = (
-          await call("/cms/evo.content.children", { id: d.id, limit: 100 })
-        ).items.length;
-      return counts;
-    },
-    script: `const top = await call("/cms/evo.content.search", { parent: 0, limit: 5 });
-const counts = {};
-for (const d of top.items) counts[d.id] = (await call("/cms/evo.content.children", { id: d.id, limit: 100 })).items.length;
-return counts;`,
-  },
+    search: { parent: 0, limit: 5 },
+    tool: "/cms/evo.content.children",
+  }),
   {
     name: "page through a list",
     request: "How many CMS documents are published? Count them all.",
@@ -184,25 +199,14 @@ return out;`,
     script: `const listing = await call("/files/list_directory", { path: "." });
 return String(listing.content).split("\\n").filter((l) => l.endsWith(".md")).map((l) => l.replace("[FILE] ", ""));`,
   },
-  {
+  countPerItem({
     name: "search, then fan-out",
     request:
       "Find documents in the CMS under template 2, then give the number of siblings of the first three.",
     searches: ["search documents in the CMS", "siblings of a CMS document"],
-    async steps(call) {
-      const found = await call("/cms/evo.content.search", { template: 2, limit: 3 });
-      const out: Record<string, number> = {};
-      for (const d of found.items)
-        out[d.id] = (
-          await call("/cms/evo.content.siblings", { id: d.id, limit: 100 })
-        ).items.length;
-      return out;
-    },
-    script: `const found = await call("/cms/evo.content.search", { template: 2, limit: 3 });
-const out = {};
-for (const d of found.items) out[d.id] = (await call("/cms/evo.content.siblings", { id: d.id, limit: 100 })).items.length;
-return out;`,
-  },
+    search: { template: 2, limit: 3 },
+    tool: "/cms/evo.content.siblings",
+  }),
   {
     name: "aggregate: documents per template",
     request: "How many of the first 100 CMS documents use each template?",

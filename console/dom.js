@@ -52,3 +52,9 @@ export function announce(message) {
   // A change a moment later is heard even when the text repeats.
   setTimeout(() => (announcer.textContent = message), 50);
 }
+
+/** A page the token may not see: its heading, and why, said as an alert. */
+export function refusePage(main, title, why) {
+  replace(main, h("h1", {}, title), h("p", { role: "alert" }, why));
+  return () => {};
+}

@@ -1,5 +1,5 @@
 import { api } from "../api.js";
-import { announce, h, replace, tableHead } from "../dom.js";
+import { announce, h, refusePage, replace, tableHead } from "../dom.js";
 import { renderOutput } from "../output.js";
 
 const EXAMPLE = `// The body of an async function: call tools, keep what you need, return it.
@@ -14,16 +14,11 @@ return found.results.map((r) => r.path);`;
  */
 export function renderRun(main, { me }) {
   if (!me.can.run) {
-    replace(
+    return refusePage(
       main,
-      h("h1", {}, "Run"),
-      h(
-        "p",
-        { role: "alert" },
-        `Token "${me.token}" may not run scripts: it needs the run scope (run:/ or *:/**).`,
-      ),
+      "Run",
+      `Token "${me.token}" may not run scripts: it needs the run scope (run:/ or *:/**).`,
     );
-    return () => {};
   }
   const controller = new AbortController();
   const code = h("textarea", {

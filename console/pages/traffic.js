@@ -1,7 +1,7 @@
 import { createParser } from "/console/vendor/eventsource-parser.js";
 import { api, headers } from "../api.js";
 import { lineChart } from "../chart.js";
-import { h, replace, tableHead } from "../dom.js";
+import { h, refusePage, replace, tableHead } from "../dom.js";
 
 const EVERY_MS = 2000;
 /** Audit records kept in the page; the oldest go first. */
@@ -15,16 +15,11 @@ const KEPT = 300;
  */
 export function renderTraffic(main, { me }) {
   if (!me.can.traffic) {
-    replace(
+    return refusePage(
       main,
-      h("h1", {}, "Traffic"),
-      h(
-        "p",
-        { role: "alert" },
-        `Token "${me.token}" may not see the live traffic: it needs an admin scope on /console (admin:/console or admin:/**).`,
-      ),
+      "Traffic",
+      `Token "${me.token}" may not see the live traffic: it needs an admin scope on /console (admin:/console or admin:/**).`,
     );
-    return () => {};
   }
   const controller = new AbortController();
   const sessions = h("p", { class: "sessions" });

@@ -8,6 +8,9 @@ import {
 } from "@modelcontextprotocol/client";
 
 /** A real SDK client connected over Streamable HTTP to `/mcp` or to `/mcp/<name>`. */
+/** The meta tools as `tools/list` gives them, in order, to a caller who may run scripts. */
+export const META_TOOL_NAMES = ["meta_tree", "meta_desc", "meta_search", "meta_call", "meta_run"];
+
 export async function connectHttp(
   url: string,
   headers: Record<string, string> = {},

@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { describe, expect, it } from "vitest";
 import { everythingCommand, fixtureCommand, isAlive, writeConfig } from "../helpers/broker.js";
 import { cliArgv, collect, runCli } from "../helpers/cli.js";
-import { textOf } from "../helpers/mcp-client.js";
+import { META_TOOL_NAMES, textOf } from "../helpers/mcp-client.js";
 
 const config = {
   // Only the tree written here: no predefined tools under /registry.
@@ -250,11 +250,7 @@ describe("the command line", () => {
     await client.connect(transport);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual([
-      "meta_tree",
-      "meta_desc",
-      "meta_search",
-      "meta_call",
-      "meta_run",
+      ...META_TOOL_NAMES,
       "tools__wait",
       "tools__pid",
       "demo__everything__echo",

@@ -3,7 +3,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
-import { textOf } from "../helpers/mcp-client.js";
+import { META_TOOL_NAMES, textOf } from "../helpers/mcp-client.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
 
@@ -50,13 +50,7 @@ describe("the HTTP+SSE transport (2024-11-05)", () => {
   it("serves the tree at /sse: the meta tools, and calls through them", async () => {
     const client = await connectSse(`${broker.url}/sse`, alice);
     try {
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
-        "meta_tree",
-        "meta_desc",
-        "meta_search",
-        "meta_call",
-        "meta_run",
-      ]);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(META_TOOL_NAMES);
       const tree = await client.callTool({ name: "meta_tree", arguments: { path: "/fx" } });
       expect(textOf(tree)).toContain("/fx/pid");
       expect(await openStreams()).toBe(1);

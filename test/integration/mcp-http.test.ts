@@ -14,6 +14,7 @@ import {
   connectHttp,
   connectModern,
   INITIALIZE,
+  META_TOOL_NAMES,
   openRawSession,
   postMcp,
   textOf,
@@ -53,13 +54,7 @@ describe("MCP over Streamable HTTP, expose: meta", () => {
 
   it("offers exactly the five meta tools, with short descriptions", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual([
-      "meta_tree",
-      "meta_desc",
-      "meta_search",
-      "meta_call",
-      "meta_run",
-    ]);
+    expect(tools.map((t) => t.name)).toEqual(META_TOOL_NAMES);
     for (const t of tools)
       expect(t.description!.length).toBeLessThan(t.name === "meta_run" ? 1024 : 160);
   });

@@ -8,7 +8,7 @@ import {
   startBroker,
   type TestBroker,
 } from "../helpers/broker.js";
-import { connectHttp, connectModern, textOf } from "../helpers/mcp-client.js";
+import { connectHttp, connectModern, textOf, META_TOOL_NAMES } from "../helpers/mcp-client.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 /**
@@ -248,13 +248,7 @@ describe("meta_run keeps its bounds", () => {
 describe("meta_run on every surface", () => {
   it("is the fifth meta tool over MCP (SDK 1.x), and tools/list stays small", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual([
-      "meta_tree",
-      "meta_desc",
-      "meta_search",
-      "meta_call",
-      "meta_run",
-    ]);
+    expect(tools.map((t) => t.name)).toEqual(META_TOOL_NAMES);
     expect(JSON.stringify(tools).length).toBeLessThanOrEqual(3072);
     expect(tools.find((t) => t.name === "meta_run")!.description!.length).toBeLessThan(1024);
     const result = await client.callTool({

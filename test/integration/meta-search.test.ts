@@ -6,7 +6,7 @@ import {
   startBroker,
   type TestBroker,
 } from "../helpers/broker.js";
-import { connectHttp, textOf } from "../helpers/mcp-client.js";
+import { connectHttp, textOf, META_TOOL_NAMES } from "../helpers/mcp-client.js";
 import { startEmbeddingsServer } from "../helpers/embeddings-server.js";
 import { startToolService, type ToolService } from "../helpers/tool-service.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
@@ -137,13 +137,7 @@ describe("meta_search over MCP and /rpc", () => {
   it("is a meta tool, answering the same as REST", async () => {
     const client = await connectHttp(broker.url, bearer(admin));
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual([
-      "meta_tree",
-      "meta_desc",
-      "meta_search",
-      "meta_call",
-      "meta_run",
-    ]);
+    expect(tools.map((t) => t.name)).toEqual(META_TOOL_NAMES);
     const found = await client.callTool({
       name: "meta_search",
       arguments: { query: "add two numbers together", limit: 2 },

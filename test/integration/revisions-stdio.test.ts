@@ -3,7 +3,7 @@ import { StdioClientTransport as ModernStdio } from "@modelcontextprotocol/clien
 import { afterEach, describe, expect, it } from "vitest";
 import { fixtureCommand, writeConfig } from "../helpers/broker.js";
 import { cliArgv } from "../helpers/cli.js";
-import { connectStdio, textOf } from "../helpers/mcp-client.js";
+import { connectStdio, META_TOOL_NAMES, textOf } from "../helpers/mcp-client.js";
 
 const config = writeConfig({
   registry: { predefined: false },
@@ -39,7 +39,7 @@ describe("mcp-broker stdio, both revisions", () => {
     const client = await modernStdio();
     expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
     const tools = (await client.listTools()).tools.map((t) => t.name);
-    expect(tools).toEqual(["meta_tree", "meta_desc", "meta_search", "meta_call", "meta_run"]);
+    expect(tools).toEqual(META_TOOL_NAMES);
     const asked = await client.callTool({
       name: "meta_call",
       arguments: { path: "/fx/ask", args: { question: "?" } },
