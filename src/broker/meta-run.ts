@@ -4,6 +4,7 @@ import type { CallerContext, Principal } from "../contract/router.js";
 import type { ScriptLimits, ScriptOutcome } from "../isolation/script-sandbox/protocol.js";
 import type { ScriptSandbox } from "../isolation/script-sandbox/script-sandbox.js";
 import type { AuditEntry } from "../policy/audit/index.js";
+import { keepTraceContext } from "../telemetry/mcp-operation.js";
 import type {
   CallOutput,
   EntryDescription,
@@ -83,6 +84,7 @@ export async function runScript(
   const gate = new Gate(deps.settings.maxConcurrentCalls);
   const inner: CallerContext = { ...caller, signal: stop.signal, runId };
   const callLog: NonNullable<RunAnswer["call_log"]> = [];
+  const inTrace = keepTraceContext();
 
   const ask = async (op: string, json: string): Promise<string> => {
     if (++calls > deps.settings.maxCalls) {
@@ -101,7 +103,7 @@ export async function runScript(
         duration_ms: Math.round((performance.now() - began) * 10) / 10,
       });
     try {
-      const value = (await answerCall(deps.broker, op, json, inner)) ?? null;
+      const value = (await inTrace(() => answerCall(deps.broker, op, json, inner))) ?? null;
       log("ok");
       return JSON.stringify({ ok: true, value });
     } catch (err) {

@@ -118,6 +118,16 @@ function errorTypeOf(outcome: { result?: unknown; error?: unknown }): string | u
   return undefined;
 }
 
+/**
+ * The trace context of now, to run later work inside it: a script's calls
+ * arrive from its worker thread, outside the request's async context, and
+ * belong to the request's trace all the same.
+ */
+export function keepTraceContext(): <T>(work: () => T) => T {
+  const active = context.active();
+  return (work) => context.with(active, work);
+}
+
 /** Whether spans or the duration metric are taken at all: callers skip building an operation if not. */
 export function observing(): boolean {
   return serverDuration() !== undefined || tracing();

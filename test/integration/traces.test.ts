@@ -89,6 +89,27 @@ describe("traces", () => {
     expect(JSON.stringify(spans().map((s) => s.attributes))).not.toContain("traceparent");
   });
 
+  it("a meta_run: each call of the script is in the caller's trace, marked with the run's id", async () => {
+    // A run before, in a trace of its own: the sandbox's worker starts inside it.
+    await broker.post(
+      "/meta_run",
+      { code: 'await call("/fx/trace_meta", {}); return 0' },
+      { traceparent: `00-${"1".repeat(32)}-${CALLER_SPAN}-01` },
+    );
+    exporter.reset();
+    const res = await broker.post(
+      "/meta_run",
+      { code: 'await call("/fx/trace_meta", {}); return 1' },
+      { traceparent: TRACEPARENT },
+    );
+    expect(res.body).toMatchObject({ result: 1 });
+    const inner = spans().filter((s) => s.attributes["mcp_broker.run_id"] === res.body.run_id);
+    expect(inner.map((s) => s.attributes["mcp_broker.path"])).toEqual(["/fx/trace_meta"]);
+    expect(inner[0]!.spanContext().traceId).toBe(TRACE_ID);
+    const backend = named("tools/call trace_meta", SpanKind.CLIENT)!;
+    expect(backend.spanContext().traceId).toBe(TRACE_ID);
+  });
+
   it("an MCP meta_call over /mcp: the SERVER span of the request, the leaf INTERNAL, the backend CLIENT", async () => {
     const client = new Client({ name: "trace-test", version: "1" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${broker.url}/mcp`)));
