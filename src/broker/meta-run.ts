@@ -172,12 +172,7 @@ async function answerCall(
         ...caller,
         idempotencyKey: typeof key === "string" ? key : undefined,
       });
-      if (out.isError) {
-        throw new BrokerError(
-          "execution_failed",
-          typeof out.output === "string" ? out.output : JSON.stringify(out.output),
-        );
-      }
+      if (out.isError) throw new BrokerError("execution_failed", errorText(out));
       return valueOf(out);
     }
     case "search":
@@ -189,6 +184,14 @@ async function answerCall(
     default:
       throw new BrokerError("invalid_params", `no call ${op} in a script`);
   }
+}
+
+/** What a tool said of its failure: its text, else its output as JSON; bounded. */
+function errorText(out: CallOutput): string {
+  const text = out.result.content
+    .flatMap((block) => (block.type === "text" ? [block.text] : []))
+    .join("\n");
+  return (text || JSON.stringify(out.output)).slice(0, 2000);
 }
 
 /**

@@ -1,5 +1,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateDemo } from "../../src/toolsets/emcp/demo/generate.js";
+import { openDatabase } from "../../src/toolsets/emcp/open-database.js";
 import type { RunAnswer } from "../../src/broker/meta-api/answers.js";
 import type { AuditRecord } from "../../src/policy/audit/index.js";
 import {
@@ -26,6 +31,10 @@ let client: Client;
 const audit: AuditRecord[] = [];
 
 beforeAll(async () => {
+  const database = join(mkdtempSync(join(tmpdir(), "meta-run-")), "evo.sqlite");
+  const opened = openDatabase(`sqlite:${database}`);
+  await generateDemo(opened, "evo_", 50);
+  await opened.db.destroy();
   broker = await startBroker({
     expose: "meta",
     auth: { tokens: configEntries(admin, noRun, demoOnly, limited) },
@@ -47,6 +56,23 @@ beforeAll(async () => {
           backend: "stdio",
           command: fixtureCommand(),
           tool_filter: ["count", "fail", "secrets"],
+        },
+      },
+      { path: "/cms", source: { backend: "emcp", database: `sqlite:${database}` } },
+      {
+        path: "/cmd",
+        source: {
+          backend: "command",
+          tools: [
+            {
+              name: "node_version",
+              argv: [
+                process.execPath,
+                "-e",
+                "console.log(JSON.stringify({ version: process.version }))",
+              ],
+            },
+          ],
         },
       },
     ],
@@ -79,6 +105,20 @@ describe("meta_run over REST", () => {
     expect(body.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
+  it("joins the CMS and a local command in one script", async () => {
+    const { body } = await run(`
+      const page = await call("/cms/evo.content.search", { limit: 50 });
+      const version = await tools.cmd.node_version();
+      return { documents: page.items.length, published: page.items.filter((d) => d.published).length, version };`);
+    expect(body.error).toBeUndefined();
+    const result = body.result as { documents: number; published: number };
+    expect(result.documents).toBeGreaterThan(40);
+    expect(result.published).toBeLessThanOrEqual(result.documents);
+    expect(JSON.stringify((body.result as { version: unknown }).version)).toContain(
+      process.version,
+    );
+  });
+
   it("offers search, describe and tree as the meta tools answer them", async () => {
     const { body } = await run(`
       const found = await search("add two numbers", { limit: 1 });
@@ -88,7 +128,7 @@ describe("meta_run over REST", () => {
     expect(body.result).toEqual({
       path: "/demo/get-sum",
       type: "tool",
-      children: ["/demo", "/fx"],
+      children: ["/demo", "/fx", "/cms", "/cmd"],
     });
   });
 
@@ -288,14 +328,15 @@ describe("meta_run on every surface", () => {
       },
       bearer(admin),
     );
-    expect(body.result).toMatchObject({ result: 2, calls: 1 });
+    expect(body.result).toMatchObject({ result: 4, calls: 1 });
   });
 });
 
 describe("many runs at once", () => {
   it("are bounded per caller: what neither runs nor waits is refused at once", async () => {
     const outcomes = await Promise.all(
-      Array.from({ length: 60 }, () => run("await new Promise(() => {})", admin, { timeout_s: 2 })),
+      // Long enough for all sixty to arrive before the first ends, on a busy machine too.
+      Array.from({ length: 60 }, () => run("await new Promise(() => {})", admin, { timeout_s: 8 })),
     );
     const refused = outcomes.filter((o) => o.status === 429);
     const ran = outcomes.filter((o) => o.status === 200);
