@@ -78,11 +78,11 @@ describe("the console's API", () => {
     expect(await (await get("/console/api/me", admin)).json()).toEqual({
       token: "admin",
       auth: true,
-      can: { health_details: true, traffic: true },
+      can: { health_details: true, traffic: true, run: true },
     });
     expect(await (await get("/console/api/me", alice)).json()).toMatchObject({
       token: "alice",
-      can: { health_details: false, traffic: false },
+      can: { health_details: false, traffic: false, run: false },
     });
   });
 
