@@ -55,7 +55,7 @@ beforeAll(async () => {
         source: {
           backend: "stdio",
           command: fixtureCommand(),
-          tool_filter: ["count", "fail", "secrets"],
+          tool_filter: ["count", "fail", "secrets", "sleep", "sleeping"],
         },
       },
       { path: "/cms", source: { backend: "emcp", database: `sqlite:${database}` } },
@@ -173,6 +173,24 @@ describe("meta_run over REST", () => {
       limited,
     );
     expect(body.result).toEqual(["ok", "ok", "rate_limited"]);
+  });
+
+  it("makes at most eight calls at once, the rest waiting their turn", async () => {
+    let done = false;
+    const running = run(
+      `await Promise.all(Array.from({ length: 20 }, () => call("/fx/sleep", { ms: 400 }))); return "done"`,
+    ).finally(() => (done = true));
+    let most = 0;
+    while (!done) {
+      const asked = await broker.post(
+        "/meta_call",
+        { path: "/fx/sleeping", args: {} },
+        bearer(admin),
+      );
+      most = Math.max(most, Number(asked.body.output.content[0].text));
+    }
+    expect((await running).body).toMatchObject({ result: "done", calls: 20 });
+    expect(most).toBe(8);
   });
 
   it("makes a call idempotent when the script gives a key", async () => {
