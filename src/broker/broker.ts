@@ -34,6 +34,7 @@ import type {
   ToolSearchRequest,
   TypescriptDescription,
 } from "./meta-api/answers.js";
+import { isWithin } from "../tree/path.js";
 import { typescriptDeclarations } from "../tree/typescript-declarations.js";
 import { DEFAULT_RUN_SETTINGS, runScript } from "./meta-run.js";
 
@@ -207,14 +208,9 @@ export class Broker {
     const entry = this.visible(path, principal);
     if (!reaches(principal, "describe", entry.path))
       throw forbidden(principal, "describe", entry.path);
-    const prefix = entry.path === "/" ? "/" : `${entry.path}/`;
     const tools = this.current
       .tools()
-      .filter(
-        (leaf) =>
-          (leaf.path === entry.path || leaf.path.startsWith(prefix)) &&
-          allows(principal, "call", leaf.path),
-      );
+      .filter((leaf) => isWithin(leaf.path, entry.path) && allows(principal, "call", leaf.path));
     return { path: entry.path, format: "typescript", declarations: typescriptDeclarations(tools) };
   }
 
@@ -231,13 +227,12 @@ export class Broker {
     const under = this.visible(request.path, principal);
     this.mayReach(principal, "tree", under.path);
     await this.admit(principal, under.path);
-    const prefix = under.path === "/" ? "/" : `${under.path}/`;
     const hits = await this.parts.toolSearch.search({
       query: request.query,
       limit: request.limit,
       signal,
       accepts: (path) =>
-        (path === under.path || path.startsWith(prefix)) &&
+        isWithin(path, under.path) &&
         tree.get(path)?.type === "tool" &&
         allows(principal, "call", path),
     });

@@ -21,6 +21,11 @@ export function parentOf(path: string): string {
   return i <= 0 ? "/" : path.slice(0, i);
 }
 
+/** Whether `path` is `node` itself or lies under it. */
+export function isWithin(path: string, node: string): boolean {
+  return path === node || path.startsWith(node === "/" ? "/" : `${node}/`);
+}
+
 export function lastSegment(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
 }

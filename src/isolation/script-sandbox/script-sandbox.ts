@@ -89,8 +89,21 @@ export class ScriptSandbox {
         this.start(slot, request, settle);
         return;
       }
-      const waiter: Waiter = { request, settle };
+      const leave = () => {
+        if (this.queue.remove(caller, waiter)) waiter.settle(stopped(request));
+      };
+      const timer = setTimeout(leave, Math.max(0, request.deadline - Date.now()));
+      timer.unref();
+      const waiter: Waiter = {
+        request,
+        settle: (outcome) => {
+          clearTimeout(timer);
+          request.signal.removeEventListener("abort", leave);
+          settle(outcome);
+        },
+      };
       if (!this.queue.push(caller, waiter)) {
+        clearTimeout(timer);
         throw this.queue.waitingFor(caller) >= this.options.maxWaitingPerCaller
           ? new BrokerError(
               "rate_limited",
@@ -101,20 +114,7 @@ export class ScriptSandbox {
               "too many scripts are waiting to run; try again shortly",
             );
       }
-      const leave = () => {
-        if (this.queue.remove(caller, waiter)) settle(stopped(request));
-      };
       request.signal.addEventListener("abort", leave, { once: true });
-      const timer = setTimeout(leave, Math.max(0, request.deadline - Date.now()));
-      timer.unref();
-      const settleOnce = waiter.settle;
-      Object.assign(waiter, {
-        settle: (outcome: ScriptOutcome) => {
-          clearTimeout(timer);
-          request.signal.removeEventListener("abort", leave);
-          settleOnce(outcome);
-        },
-      });
     });
   }
 
