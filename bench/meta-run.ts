@@ -4,7 +4,8 @@
  * server-everything's `get-sum` (stdio): the broker process's own CPU
  * (microseconds per call, from /proc: the sandbox's worker threads are in it)
  * and the wall time per call. Also the cost of an empty script, the floor of
- * a run.
+ * a run; and whether scripts starve other traffic: the latency of plain
+ * `meta_call`s while sixteen scripts compute, or call tools, flat out.
  */
 import { cpuSeconds } from "./process-cpu.js";
 import { machineLine } from "./machine.js";
@@ -24,11 +25,12 @@ const { child, port } = await broker({
   ],
 });
 const url = `http://127.0.0.1:${port}`;
-const post = async (path: string, body: unknown) => {
+const post = async (path: string, body: unknown, signal?: AbortSignal) => {
   const res = await fetch(url + path, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
+    signal,
   });
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
   return (await res.json()) as Record<string, unknown>;
@@ -94,5 +96,58 @@ const base = rows[0]![1].cpuUs;
 for (const [name, { cpuUs, wallMs }] of rows)
   console.log(
     `| ${name} | ${cpuUs.toFixed(0)} | ${wallMs.toFixed(2)} | ${(cpuUs / base).toFixed(2)} |`,
+  );
+
+/** Latency of plain meta_calls, one after another, while `load` runs beside them. */
+async function callLatency(load?: (signal: AbortSignal) => Promise<unknown>) {
+  const stop = new AbortController();
+  const loading = load?.(stop.signal).catch(() => undefined);
+  // Time for the load to fill the sandbox's workers.
+  if (load) await new Promise((resolve) => setTimeout(resolve, 500));
+  const ms: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    const t0 = performance.now();
+    await post("/meta_call", { path: "/demo/get-sum", args: { a: i, b: 1 } });
+    ms.push(performance.now() - t0);
+  }
+  stop.abort();
+  await loading;
+  ms.sort((a, b) => a - b);
+  return { p50: ms[150]!, p99: ms[297]! };
+}
+const sixteen = (each: (signal: AbortSignal) => Promise<unknown>) => (signal: AbortSignal) =>
+  Promise.all(Array.from({ length: 16 }, () => each(signal)));
+const starvation: [string, { p50: number; p99: number }][] = [
+  ["nothing else", await callLatency()],
+  [
+    "16 scripts computing (`for (;;) {}`)",
+    await callLatency(sixteen((signal) => post("/meta_run", { code: "for (;;) {}" }, signal))),
+  ],
+  [
+    "16 clients calling get-sum with meta_call, one call after another (no scripts)",
+    await callLatency(
+      sixteen(async (signal) => {
+        while (!signal.aborted)
+          await post("/meta_call", { path: "/demo/get-sum", args: { a: 1, b: 1 } }, signal);
+      }),
+    ),
+  ],
+  [
+    "16 scripts calling get-sum, one call after another",
+    await callLatency(
+      sixteen(async (signal) => {
+        while (!signal.aborted) await post("/meta_run", { code: sequentialScript }, signal);
+      }),
+    ),
+  ],
+];
+console.log("");
+console.log("meta_call latency (300 calls one after another) beside scripts:");
+console.log("");
+console.log("| beside | p50 ms | p99 ms | p50 vs alone |");
+console.log("| --- | ---: | ---: | ---: |");
+for (const [name, { p50, p99 }] of starvation)
+  console.log(
+    `| ${name} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ${(p50 / starvation[0]![1].p50).toFixed(2)} |`,
   );
 stopChildren();

@@ -16,7 +16,7 @@ export interface LogEntry {
 }
 
 export interface ScriptLimits {
-  /** The QuickJS runtime's heap, in bytes. */
+  /** The run's heap, in bytes: its engine's memory grows this far past the engine's own. */
   readonly memoryBytes: number;
   /** The QuickJS runtime's stack, in bytes: deep recursion ends as an error, not a crash. */
   readonly stackBytes: number;
@@ -45,6 +45,8 @@ export type ToWorker =
   | {
       readonly type: "run";
       readonly run: number;
+      /** Whose run it is: an engine serves one caller's runs only. */
+      readonly owner: string;
       readonly code: string;
       readonly limits: ScriptLimits;
       /** Epoch milliseconds after which the script is interrupted. */

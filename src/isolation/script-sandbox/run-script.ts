@@ -1,9 +1,13 @@
 import type {
+  DisposableResult,
   QuickJSContext,
   QuickJSDeferredPromise,
   QuickJSHandle,
+  QuickJSRuntime,
   QuickJSWASMModule,
 } from "quickjs-emscripten-core";
+import { engineIsFull } from "./engine.js";
+import { LogBook } from "./log-book.js";
 import { PRELUDE, SCRIPT_FILE, wrapScript } from "./prelude.js";
 import type {
   LogEntry,
@@ -25,15 +29,17 @@ export interface ScriptHost {
 export interface ScriptRun {
   readonly outcome: Promise<ScriptOutcome>;
   stop(): void;
+  /** Whether its engine is as sound as before (no trap): it may serve another run. */
+  sound(): boolean;
 }
 
 const LEVELS = new Set<string>(["log", "info", "warn", "error"]);
 
 /**
- * Runs one script in a QuickJS runtime of its own, made for it and freed
- * after it, with a bounded heap and stack and an interrupt handler that ends
- * it once the host says so (its deadline passed, or it was cancelled). The
- * runtime holds nothing of the host but the two functions the prelude wraps.
+ * Runs one script in a QuickJS engine made for it (see engine.ts), with a
+ * bounded heap and stack and an interrupt handler that ends it once the host
+ * says so (its deadline passed, or it was cancelled). The runtime holds
+ * nothing of the host but the two functions the prelude wraps.
  */
 export function runScript(
   quickjs: QuickJSWASMModule,
@@ -41,112 +47,205 @@ export function runScript(
   limits: ScriptLimits,
   host: ScriptHost,
 ): ScriptRun {
-  const runtime = quickjs.newRuntime();
-  runtime.setMemoryLimit(limits.memoryBytes);
-  runtime.setMaxStackSize(limits.stackBytes);
-  runtime.setInterruptHandler(() => host.shouldStop());
-  const context = runtime.newContext();
-  const logs = new LogBook(limits);
-  const waiting = new Set<QuickJSDeferredPromise>();
-  let finished = false;
-  let settle: (outcome: ScriptOutcome) => void = () => undefined;
-  const outcome = new Promise<ScriptOutcome>((resolve) => (settle = resolve));
-
-  const finish = (result: ScriptEnd) => {
-    if (finished) return;
-    finished = true;
-    for (const deferred of waiting) deferred.dispose();
-    waiting.clear();
-    context.dispose();
-    runtime.dispose();
-    settle({ ...result, logs: logs.entries() });
+  const run = new QuickJSRun(quickjs, limits, host);
+  run.guarded(() => run.start(code));
+  return {
+    outcome: run.outcome,
+    stop: () => run.fail("interrupted", "the script was stopped"),
+    sound: () => !run.trapped,
   };
-  const fail = (kind: WorkerFailureKind, message: string, line?: number, callKind?: string) =>
-    finish({ ok: false, kind, message, line, callKind });
+}
 
-  const ask = context.newFunction("__host", (opHandle, jsonHandle) => {
-    const op = context.getString(opHandle);
-    const json = context.getString(jsonHandle);
-    const deferred = context.newPromise();
-    waiting.add(deferred);
-    void host.ask(op, json).then((answer) => {
-      if (finished) return;
-      waiting.delete(deferred);
-      const text = context.newString(answer);
-      deferred.resolve(text);
-      text.dispose();
-      deferred.dispose();
-      drain();
+class QuickJSRun {
+  readonly outcome: Promise<ScriptOutcome>;
+  private settle: (outcome: ScriptOutcome) => void = () => undefined;
+  private readonly runtime: QuickJSRuntime;
+  private readonly context: QuickJSContext;
+  private readonly logs: LogBook;
+  private readonly waiting = new Set<QuickJSDeferredPromise>();
+  /** `(n) => { new ArrayBuffer(n) }`: a block taken and let go inside QuickJS, which checks it. */
+  private room: QuickJSHandle | undefined;
+  private finished = false;
+  /** The engine trapped: its memory may be corrupt. */
+  trapped = false;
+
+  constructor(
+    private readonly quickjs: QuickJSWASMModule,
+    private readonly limits: ScriptLimits,
+    private readonly host: ScriptHost,
+  ) {
+    this.outcome = new Promise<ScriptOutcome>((resolve) => (this.settle = resolve));
+    this.runtime = quickjs.newRuntime();
+    this.runtime.setMemoryLimit(limits.memoryBytes);
+    this.runtime.setMaxStackSize(limits.stackBytes);
+    this.runtime.setInterruptHandler(() => host.shouldStop());
+    this.context = this.runtime.newContext();
+    this.logs = new LogBook(limits);
+  }
+
+  start(code: string): void {
+    const { context } = this;
+    const ask = context.newFunction("__host", (op, json) =>
+      this.ask(context.getString(op), context.getString(json)),
+    );
+    const log = context.newFunction("__log", (levelHandle, messageHandle) => {
+      const level = context.getString(levelHandle);
+      if (LEVELS.has(level))
+        this.logs.add(level as LogEntry["level"], context.getString(messageHandle));
     });
-    return deferred.handle;
-  });
-  const log = context.newFunction("__log", (levelHandle, messageHandle) => {
-    const level = context.getString(levelHandle);
-    if (LEVELS.has(level)) logs.add(level as LogEntry["level"], context.getString(messageHandle));
-  });
-  context.setProp(context.global, "__host", ask);
-  context.setProp(context.global, "__log", log);
-  ask.dispose();
-  log.dispose();
+    context.setProp(context.global, "__host", ask);
+    context.setProp(context.global, "__log", log);
+    ask.dispose();
+    log.dispose();
 
-  // Runs what the resolved host answers made ready; a failure inside is the script's.
-  const drain = () => {
-    if (finished) return;
-    const ran = runtime.executePendingJobs();
-    if (ran.error) {
-      const error = describe(context, ran.error);
-      ran.error.dispose();
-      fail(error.kind, error.message, error.line, error.callKind);
+    for (const [source, file] of [
+      [PRELUDE, "prelude.js"],
+      ["(n) => { new ArrayBuffer(n); }", "room.js"],
+    ] as const) {
+      const evaluated = context.evalCode(source, file);
+      if (evaluated.error) {
+        const error = describe(context, evaluated.error);
+        evaluated.error.dispose();
+        // Stopped before it began (its time ran out while it waited for a worker), or out of memory.
+        if (error.kind !== "script_error") this.fail(error.kind, error.message);
+        else this.fail("script_error", `the sandbox could not start: ${error.message}`);
+        return;
+      }
+      if (file === "room.js") this.room = evaluated.value;
+      else evaluated.value.dispose();
     }
-  };
 
-  const prelude = context.evalCode(PRELUDE, "prelude.js");
-  if (prelude.error) {
-    const error = describe(context, prelude.error);
-    prelude.error.dispose();
-    // Stopped before it began (its time ran out while it waited for a worker), or out of memory.
-    if (error.kind !== "script_error") fail(error.kind, error.message);
-    else fail("script_error", `the sandbox could not start: ${error.message}`);
-    return { outcome, stop: () => undefined };
+    const started = context.evalCode(wrapScript(code), SCRIPT_FILE);
+    if (started.error) {
+      const error = describe(context, started.error);
+      started.error.dispose();
+      this.fail(error.kind, error.message, error.line);
+      return;
+    }
+    const done = context.resolvePromise(started.value);
+    started.value.dispose();
+    void done.then((result) => this.guarded(() => this.ended(result)));
+    this.drain();
   }
-  prelude.value.dispose();
 
-  const started = context.evalCode(wrapScript(code), SCRIPT_FILE);
-  if (started.error) {
-    const error = describe(context, started.error);
-    started.error.dispose();
-    fail(error.kind, error.message, error.line);
-    return { outcome, stop: () => undefined };
+  fail(kind: WorkerFailureKind, message: string, line?: number, callKind?: string): void {
+    this.finish({ ok: false, kind, message, line, callKind });
   }
-  const done = context.resolvePromise(started.value);
-  started.value.dispose();
-  void done.then((result) => {
-    if (finished) {
+
+  /**
+   * Runs host code that drives the engine: a trap (its memory corrupted by
+   * an allocation that failed unchecked) ends the run, and the engine, made
+   * for this run alone, is dropped with it.
+   */
+  guarded(work: () => void): void {
+    try {
+      work();
+    } catch (err) {
+      this.trapped = true;
+      this.fail(
+        engineIsFull(this.quickjs, this.limits.memoryBytes) ? "memory" : "script_error",
+        `the script's engine stopped: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+
+  private ask(op: string, json: string): QuickJSHandle {
+    const deferred = this.context.newPromise();
+    this.waiting.add(deferred);
+    void this.host.ask(op, json).then((answer) =>
+      this.guarded(() => {
+        if (this.finished) return;
+        this.waiting.delete(deferred);
+        if (!this.hasRoomFor(answer)) {
+          this.fail("memory", "the script ran out of memory taking the answer of a call");
+          return;
+        }
+        const text = this.context.newString(answer);
+        deferred.resolve(text);
+        text.dispose();
+        deferred.dispose();
+        this.drain();
+      }),
+    );
+    return deferred.handle;
+  }
+
+  /**
+   * Whether the engine can take a string in: quickjs-emscripten copies it in
+   * with an allocation it does not check (a failed one writes from address
+   * 0), then QuickJS makes its own string of it. Room for both, made inside
+   * QuickJS and let go just before, is there for them.
+   */
+  private hasRoomFor(text: string): boolean {
+    if (!this.room) return false;
+    const utf8 = Buffer.byteLength(text);
+    const latin1 = utf8 === text.length;
+    const size = this.context.newNumber(utf8 + 1 + (latin1 ? utf8 : 2 * text.length) + 256);
+    const made = this.context.callFunction(this.room, this.context.undefined, size);
+    size.dispose();
+    if (made.error) {
+      made.error.dispose();
+      return false;
+    }
+    made.value.dispose();
+    return true;
+  }
+
+  /** Runs what the resolved host answers made ready; a failure inside is the script's. */
+  private drain(): void {
+    if (this.finished) return;
+    const ran = this.runtime.executePendingJobs();
+    if (ran.error) {
+      const error = describe(this.context, ran.error);
+      ran.error.dispose();
+      this.fail(error.kind, error.message, error.line, error.callKind);
+    }
+  }
+
+  private ended(result: DisposableResult<QuickJSHandle, QuickJSHandle>): void {
+    if (this.finished) {
       (result.error ?? result.value).dispose();
       return;
     }
     if (result.error) {
-      const error = describe(context, result.error);
+      const error = describe(this.context, result.error);
       result.error.dispose();
-      fail(error.kind, error.message, error.line, error.callKind);
+      this.fail(error.kind, error.message, error.line, error.callKind);
       return;
     }
-    const json = context.getString(result.value);
+    const json = this.context.getString(result.value);
     result.value.dispose();
-    if (json.length > limits.maxResultChars) {
-      fail(
+    if (json.length > this.limits.maxResultChars) {
+      this.fail(
         "result_too_large",
-        `the script returned ${json.length} characters of JSON, more than ${limits.maxResultChars}; return less (filter, count or summarize inside the script)`,
+        `the script returned ${json.length} characters of JSON, more than ${this.limits.maxResultChars}; return less (filter, count or summarize inside the script)`,
       );
       return;
     }
-    finish({ ok: true, resultJson: json });
-  });
-  drain();
-  return {
-    outcome,
-    stop: () => fail("interrupted", "the script was stopped"),
-  };
+    // Text read out of an engine whose copy-out failed unchecked is not JSON: never passed on.
+    try {
+      JSON.parse(json);
+    } catch {
+      this.fail("memory", "the script ran out of memory returning its result");
+      return;
+    }
+    this.finish({ ok: true, resultJson: json });
+  }
+
+  private finish(result: ScriptEnd): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.settle({ ...result, logs: this.logs.entries() });
+    // An engine that trapped may fail to free its parts; it is dropped whole all the same.
+    try {
+      for (const deferred of this.waiting) deferred.dispose();
+      this.room?.dispose();
+      this.context.dispose();
+      this.runtime.dispose();
+    } catch {
+      this.trapped = true;
+    }
+  }
 }
 
 /** A script's error as the caller is told it: its kind, message and line, never a stack. */
@@ -179,30 +278,4 @@ function lineOf(stack: unknown): number | undefined {
   if (typeof stack !== "string") return undefined;
   const match = FRAME.exec(stack);
   return match ? Number(match[1]) : undefined;
-}
-
-/** What the script logged, up to its bounds, and an entry saying what was dropped. */
-class LogBook {
-  private readonly kept: LogEntry[] = [];
-  private chars = 0;
-  private dropped = 0;
-
-  constructor(private readonly limits: ScriptLimits) {}
-
-  add(level: LogEntry["level"], message: string): void {
-    if (this.kept.length >= this.limits.maxLogEntries || this.chars >= this.limits.maxLogChars) {
-      this.dropped++;
-      return;
-    }
-    const room = this.limits.maxLogChars - this.chars;
-    const kept = message.length > room ? `${message.slice(0, room)}…` : message;
-    this.chars += kept.length;
-    this.kept.push({ level, message: kept });
-  }
-
-  entries(): LogEntry[] {
-    return this.dropped === 0
-      ? [...this.kept]
-      : [...this.kept, { level: "warn", message: `${this.dropped} more log entries were dropped` }];
-  }
 }

@@ -117,4 +117,45 @@ describe("the script sandbox", () => {
     expect(ended).toBe(false);
     await hogs;
   });
+
+  it("bounds a run's whole memory, not one allocation, however the script takes it", async () => {
+    // Each allocation is far below the heap; together they pass it. QuickJS's own limit
+    // alone let the first of these grow to 2 GiB.
+    for (const bomb of [
+      `const a = []; for (;;) a.push("y".repeat(1e5) + a.length);`,
+      `let s = "x"; for (;;) { s = s + s; s = s.toUpperCase(); }`,
+      `const a = []; for (;;) a.push(new Uint8Array(512 * 1024));`,
+      `return JSON.stringify(Array(1e7).fill("abc"));`,
+    ]) {
+      const outcome = await run(bomb, { ms: 20_000 });
+      expect(outcome, bomb).toMatchObject({ ok: false, kind: "memory" });
+    }
+    expect(await run("return [1, 2].map((x) => x * 2)")).toMatchObject({ resultJson: "[2,4]" });
+  });
+
+  it("ends a run whose memory is full when a call's answer arrives, and keeps serving", async () => {
+    const big = async () => JSON.stringify({ ok: true, value: "z".repeat(4_000_000) });
+    const outcome = await run(
+      `const a = []; try { for (;;) a.push("y".repeat(1e5) + a.length); } catch {}
+       a.length -= 2;
+       return (await call("/big", {})).length;`,
+      { ms: 20_000, ask: big },
+    );
+    expect(outcome).toMatchObject({ ok: false, kind: "memory" });
+    expect(await run("return (await call('/big', {})).length", { ask: big })).toMatchObject({
+      resultJson: "4000000",
+    });
+  });
+
+  it("gives a run's memory back when it ends", async () => {
+    const before = process.memoryUsage().rss;
+    // Thirty-two runs that each fill a 32 MiB heap: 1.5 GiB if engines were kept.
+    for (let i = 0; i < 4; i++)
+      await Promise.all(
+        Array.from({ length: 8 }, () =>
+          run(`const a = []; for (;;) a.push(new Uint8Array(512 * 1024));`, { ms: 20_000 }),
+        ),
+      );
+    expect(process.memoryUsage().rss - before).toBeLessThan(600 * 1024 * 1024);
+  });
 });

@@ -86,7 +86,7 @@ export class ScriptSandbox {
     return new Promise<ScriptOutcome>((settle) => {
       const slot = this.freeSlot();
       if (slot) {
-        this.start(slot, request, settle);
+        this.start(slot, caller, request, settle);
         return;
       }
       const leave = () => {
@@ -132,7 +132,12 @@ export class ScriptSandbox {
     return best;
   }
 
-  private start(slot: Slot, request: ScriptRequest, settle: (o: ScriptOutcome) => void): void {
+  private start(
+    slot: Slot,
+    caller: string,
+    request: ScriptRequest,
+    settle: (o: ScriptOutcome) => void,
+  ): void {
     const id = ++this.nextRun;
     const buffer = new SharedArrayBuffer(4);
     const stop = new Int32Array(buffer);
@@ -167,6 +172,7 @@ export class ScriptSandbox {
         worker.postMessage({
           type: "run",
           run: id,
+          owner: caller,
           code: request.code,
           limits: request.limits,
           deadline: request.deadline,
@@ -185,13 +191,15 @@ export class ScriptSandbox {
       if (!slot) return;
       const next = this.queue.take();
       if (!next) return;
-      this.start(slot, next.item.request, next.item.settle);
+      this.start(slot, next.caller, next.item.request, next.item.settle);
     }
   }
 
   private workerOf(slot: Slot): Promise<Worker> {
     slot.ready ??= new Promise<Worker>((resolve, reject) => {
       const worker = new Worker(WORKER, {
+        // Idle engines it keeps: one per run it takes at once.
+        workerData: this.options.runsPerWorker,
         execArgv: WORKER.pathname.endsWith(".ts") ? ["--import", import.meta.resolve("tsx")] : [],
         // A worker's own heap; scripts' heaps are QuickJS's, bounded per run.
         resourceLimits: { maxOldGenerationSizeMb: 128 },

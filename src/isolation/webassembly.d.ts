@@ -6,6 +6,8 @@ declare namespace WebAssembly {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- opaque to the host
   interface Module {}
   class Memory {
+    /** Sizes in 64 KiB pages; a memory never grows past its maximum. */
+    constructor(descriptor: { initial: number; maximum?: number });
     readonly buffer: ArrayBuffer;
   }
   interface Instance {
