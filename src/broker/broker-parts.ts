@@ -13,6 +13,7 @@ import { ToolSearch } from "../tool-search/tool-search.js";
 import { createBuiltinToolsets } from "../toolsets/kinds.js";
 import { ScriptSandbox } from "../isolation/script-sandbox/script-sandbox.js";
 import { AuditSink } from "./audit-sink.js";
+import { sandboxPoolOf } from "./run-settings.js";
 import type { BrokerMetrics } from "./metrics.js";
 import { SourcePool } from "./source-pool.js";
 
@@ -67,13 +68,7 @@ export async function openBrokerParts(
       sources: new SourcePool(log, toolRegistry, events.toolsChanged, events.sourceEvent),
       auditSink: new AuditSink(log, metrics, config.audit?.file),
       toolSearch: createToolSearch(config, store, log),
-      scripts: new ScriptSandbox({
-        workers: 2,
-        runsPerWorker: 8,
-        maxWaitingPerCaller: 16,
-        maxWaiting: 256,
-        log,
-      }),
+      scripts: new ScriptSandbox({ ...sandboxPoolOf(config.run), log }),
     };
   } catch (err) {
     await store.close();

@@ -36,7 +36,8 @@ import type {
 } from "./meta-api/answers.js";
 import { isWithin } from "../tree/path.js";
 import { typescriptDeclarations } from "../tree/typescript-declarations.js";
-import { DEFAULT_RUN_SETTINGS, runScript } from "./meta-run.js";
+import { runScript } from "./meta-run.js";
+import { runSettingsOf } from "./run-settings.js";
 
 export interface BrokerOptions {
   readonly log: Logger;
@@ -306,7 +307,7 @@ export class Broker {
       {
         broker: this,
         sandbox: this.parts.scripts,
-        settings: DEFAULT_RUN_SETTINGS,
+        settings: runSettingsOf(this.config.run),
         audit: this.parts.auditSink.write,
       },
       request,
@@ -533,5 +534,8 @@ function restartOnly(config: Config): Record<string, unknown> {
     "registry.predefined": config.registry?.predefined,
     toolsets: config.toolsets,
     tool_search: config.tool_search,
+    "run.workers": config.run?.workers,
+    "run.max_waiting": config.run?.max_waiting,
+    "run.max_waiting_per_caller": config.run?.max_waiting_per_caller,
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { asBrokerError, BrokerError, REFUSAL_KINDS } from "../contract/errors.js";
 import type { CallerContext, Principal } from "../contract/router.js";
-import type { ScriptLimits, ScriptOutcome } from "../isolation/script-sandbox/protocol.js";
+import type { ScriptOutcome } from "../isolation/script-sandbox/protocol.js";
 import type { ScriptSandbox } from "../isolation/script-sandbox/script-sandbox.js";
 import type { AuditEntry } from "../policy/audit/index.js";
 import { keepTraceContext } from "../telemetry/mcp-operation.js";
@@ -17,28 +17,7 @@ import type {
 } from "./meta-api/answers.js";
 import { parseRequest } from "./meta-api/parse-request.js";
 import { CallRequest, DescribeRequest, SearchRequest, TreeRequest } from "./meta-api/requests.js";
-
-/** What a script may spend, unless the request says otherwise. */
-export interface RunSettings {
-  readonly timeoutS: number;
-  readonly maxCalls: number;
-  /** Calls of one script in flight at once; more wait for one to end. */
-  readonly maxConcurrentCalls: number;
-  readonly limits: ScriptLimits;
-}
-
-export const DEFAULT_RUN_SETTINGS: RunSettings = {
-  timeoutS: 30,
-  maxCalls: 100,
-  maxConcurrentCalls: 8,
-  limits: {
-    memoryBytes: 64 * 1024 * 1024,
-    stackBytes: 512 * 1024,
-    maxResultChars: 1_000_000,
-    maxLogEntries: 200,
-    maxLogChars: 20_000,
-  },
-};
+import type { RunSettings } from "./run-settings.js";
 
 /** The broker's meta API as a script reaches it: every call is its caller's. */
 export interface MetaApi {

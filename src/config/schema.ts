@@ -271,6 +271,62 @@ const SessionsSchema = z
   })
   .describe("Streamable HTTP sessions of /mcp and /mcp/<name>: bounded, so memory is.");
 
+const RunSchema = z
+  .strictObject({
+    timeout_s: z
+      .number()
+      .min(1)
+      .max(300)
+      .optional()
+      .describe("Seconds a script runs, its calls included, unless it asks for other; default 30."),
+    max_calls: z
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe("Calls one script makes at most; default 100."),
+    max_concurrent_calls: z
+      .int()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("Calls of one script in flight at once; more wait for one to end. Default 8."),
+    memory_mb: z
+      .int()
+      .min(8)
+      .max(1024)
+      .optional()
+      .describe(
+        "Memory one script's engine may take, in MiB; past it the script ends (`memory`). Default 64.",
+      ),
+    max_result_chars: z
+      .int()
+      .min(1000)
+      .optional()
+      .describe("A longer result (as JSON) ends the script (`result_too_large`); default 1000000."),
+    workers: z
+      .int()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe(
+        "Threads that run scripts, each taking eight runs at once; default 2. Needs a restart.",
+      ),
+    max_waiting: z
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "Runs waiting for a thread, all callers together; past it 503. Default 256. Needs a restart.",
+      ),
+    max_waiting_per_caller: z
+      .int()
+      .min(1)
+      .optional()
+      .describe("Runs one token may have waiting; past it 429. Default 16. Needs a restart."),
+  })
+  .describe("Scripts of meta_run: what one may spend, and how many run at once.");
+
 const RegistrySchema = z
   .strictObject({
     mount: z
@@ -472,6 +528,7 @@ export function configSchema(
     registry: RegistrySchema.optional(),
     toolsets: toolsets.optional(),
     tool_search: ToolSearchSchema.optional(),
+    run: RunSchema.optional(),
   });
 }
 
@@ -479,5 +536,6 @@ export type Config = z.infer<ReturnType<typeof configSchema>>;
 export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
 export type RenderMode = (typeof RENDER_MODES)[number];
 export type Limits = z.infer<typeof LimitsSchema>;
+export type RunConfig = z.infer<typeof RunSchema>;
 export type ScopeAction = (typeof SCOPE_ACTIONS)[number];
 export type ExposeMode = (typeof EXPOSE_MODES)[number];

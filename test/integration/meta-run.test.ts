@@ -1,5 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -281,6 +281,11 @@ describe("meta_run keeps its bounds", () => {
     expect(body.calls).toBe(100);
   });
 
+  it("ends a script that builds a giant string", async () => {
+    const { body } = await run(`let s = "x"; for (;;) { s = s + s; s = s.toUpperCase(); }`);
+    expect(body.error).toMatchObject({ kind: "memory" });
+  });
+
   it("refuses a result larger than a run may return", async () => {
     const { body } = await run(`return "x".repeat(2_000_000)`);
     expect(body.error).toMatchObject({ kind: "result_too_large" });
@@ -351,18 +356,64 @@ describe("meta_run on every surface", () => {
 });
 
 describe("many runs at once", () => {
-  it("are bounded per caller: what neither runs nor waits is refused at once", async () => {
+  it("are bounded per caller: of a thousand, what neither runs nor waits is refused at once", async () => {
     const outcomes = await Promise.all(
-      // Long enough for all sixty to arrive before the first ends, on a busy machine too.
-      Array.from({ length: 60 }, () => run("await new Promise(() => {})", admin, { timeout_s: 8 })),
+      // Long enough for all of them to arrive before the first ends, on a busy machine too.
+      Array.from({ length: 1000 }, () =>
+        run("await new Promise(() => {})", admin, { timeout_s: 8 }),
+      ),
     );
     const refused = outcomes.filter((o) => o.status === 429);
     const ran = outcomes.filter((o) => o.status === 200);
     // Two workers of eight runs, and sixteen waiting: the rest is refused.
     expect(ran.length).toBe(32);
-    expect(refused.length).toBe(28);
+    expect(refused.length).toBe(968);
     for (const o of ran) expect(o.body.error).toMatchObject({ kind: "timeout" });
     // And the broker still answers at once.
     expect((await run("return 1")).body.result).toBe(1);
+  });
+});
+
+describe("meta_run's settings", () => {
+  const settingsConfig = (run: Record<string, number>) => ({
+    registry: { predefined: false },
+    run,
+    tree: [
+      {
+        path: "/cmd",
+        source: {
+          backend: "command",
+          tools: [{ name: "pid", argv: [process.execPath, "-e", "console.log(process.pid)"] }],
+        },
+      },
+    ],
+  });
+
+  it("come from the config's run section, and a reload applies to the next script", async () => {
+    const own = await startBroker(
+      settingsConfig({ max_calls: 3, memory_mb: 16, max_result_chars: 1000, timeout_s: 1 }),
+      { reload: true },
+    );
+    try {
+      const ask = async (code: string) =>
+        (await own.post("/meta_run", { code })).body as RunAnswer & { error?: { kind: string } };
+      const calls = "for (let i = 0; i < 10; i++) await tree('/'); return 'done'";
+      expect(await ask(calls)).toMatchObject({ error: { kind: "too_many_calls" }, calls: 3 });
+      expect((await ask(`return "x".repeat(2000)`)).error?.kind).toBe("result_too_large");
+      // 24 MiB fits the default heap of 64, not this one of 16.
+      const big = await ask("return new Uint8Array(24 * 1024 * 1024).length");
+      expect(big.error?.kind).toBe("memory");
+      const spin = await ask("for (;;) {}");
+      expect(spin.error?.kind).toBe("timeout");
+      expect(spin.duration_ms).toBeLessThan(4000);
+
+      writeFileSync(own.configFile, JSON.stringify(settingsConfig({ max_calls: 5 })));
+      await expect.poll(async () => (await ask(calls)).calls, { timeout: 5000 }).toBe(5);
+      expect(await ask("return new Uint8Array(24 * 1024 * 1024).length")).toMatchObject({
+        result: 24 * 1024 * 1024,
+      });
+    } finally {
+      await own.close();
+    }
   });
 });
