@@ -1,16 +1,26 @@
 /**
  * What a script has in scope besides the language, defined inside the
- * sandbox over its two host functions, which it then removes from the
+ * sandbox over its three host functions, which it then removes from the
  * global object: `call`, `search`, `describe`, `tree`, `tools` and
  * `console`. Every host answer is JSON text: `{ok: true, value}` or
  * `{ok: false, error: {kind, message}}`, which becomes an `Error` with
  * `kind`. `then` is no tool name, so awaiting a node of `tools` is not
- * mistaken for awaiting a call.
+ * mistaken for awaiting a call. Its value is the function that waits for the
+ * script's promise and tells the host (`end`) its result as JSON text or what
+ * it threw, made of the built-ins as they were before the script ran: a script
+ * that replaces `JSON.stringify` or `Promise.prototype.then` changes its own
+ * calls, not how its result is read.
  */
 export const PRELUDE = String.raw`
-(function (host, log) {
+(function (host, log, end) {
   "use strict";
   const g = globalThis;
+  delete g.__host;
+  delete g.__log;
+  delete g.__end;
+  const stringify = JSON.stringify;
+  const then = Promise.prototype.then;
+  const apply = Reflect.apply;
   const text = (v) => {
     if (typeof v === "string") return v;
     try {
@@ -48,19 +58,29 @@ export const PRELUDE = String.raw`
   for (const level of ["log", "info", "warn", "error"])
     console[level] = (...args) => log(level, args.map(text).join(" "));
   g.console = console;
-})(__host, __log);
-delete globalThis.__host;
-delete globalThis.__log;
+  // A value JSON has no text for (a function, a symbol, undefined) is null, as in an array.
+  const returned = (v) => {
+    let s;
+    try {
+      s = stringify(v);
+    } catch (e) {
+      end(false, e);
+      return;
+    }
+    end(true, s === undefined ? "null" : s);
+  };
+  return (promise) => apply(then, promise, [returned, (e) => end(false, e)]);
+})(__host, __log, __end);
 `;
 
 /** The name scripts are evaluated under: stack frames of the script say `script.js:LINE`. */
 export const SCRIPT_FILE = "script.js";
 
 /**
- * A script as the body of an async function whose value is returned as JSON
- * text, with the body starting on line 1, so that a line in an error is the
- * script's own.
+ * A script as the body of an async function, called: its value is the
+ * promise of what it returns. The body starts on line 1, so that a line in
+ * an error is the script's own.
  */
 export function wrapScript(code: string): string {
-  return `(async () => {${code}\n})().then((v) => JSON.stringify(v === undefined ? null : v))`;
+  return `(async () => {${code}\n})()`;
 }

@@ -1,5 +1,4 @@
 import type {
-  DisposableResult,
   QuickJSContext,
   QuickJSDeferredPromise,
   QuickJSHandle,
@@ -65,6 +64,8 @@ class QuickJSRun {
   private readonly waiting = new Set<QuickJSDeferredPromise>();
   /** `(n) => { new ArrayBuffer(n) }`: a block taken and let go inside QuickJS, which checks it. */
   private room: QuickJSHandle | undefined;
+  /** The prelude's: ends the run with the JSON text of what a script's promise gives. */
+  private whenDone: QuickJSHandle | undefined;
   private finished = false;
   /** The engine trapped: its memory may be corrupt. */
   trapped = false;
@@ -93,10 +94,17 @@ class QuickJSRun {
       if (LEVELS.has(level))
         this.logs.add(level as LogEntry["level"], context.getString(messageHandle));
     });
-    context.setProp(context.global, "__host", ask);
-    context.setProp(context.global, "__log", log);
-    ask.dispose();
-    log.dispose();
+    const end = context.newFunction("__end", (ok, value) =>
+      this.guarded(() => (context.dump(ok) === true ? this.returned(value) : this.threw(value))),
+    );
+    for (const [name, fn] of [
+      ["__host", ask],
+      ["__log", log],
+      ["__end", end],
+    ] as const) {
+      context.setProp(context.global, name, fn);
+      fn.dispose();
+    }
 
     for (const [source, file] of [
       [PRELUDE, "prelude.js"],
@@ -112,7 +120,7 @@ class QuickJSRun {
         return;
       }
       if (file === "room.js") this.room = evaluated.value;
-      else evaluated.value.dispose();
+      else this.whenDone = evaluated.value;
     }
 
     const started = context.evalCode(wrapScript(code), SCRIPT_FILE);
@@ -122,9 +130,9 @@ class QuickJSRun {
       this.fail(error.kind, error.message, error.line);
       return;
     }
-    const done = context.resolvePromise(started.value);
+    const waited = context.callFunction(this.whenDone!, context.undefined, started.value);
     started.value.dispose();
-    void done.then((result) => this.guarded(() => this.ended(result)));
+    (waited.error ?? waited.value).dispose();
     this.drain();
   }
 
@@ -202,19 +210,10 @@ class QuickJSRun {
     }
   }
 
-  private ended(result: DisposableResult<QuickJSHandle, QuickJSHandle>): void {
-    if (this.finished) {
-      (result.error ?? result.value).dispose();
-      return;
-    }
-    if (result.error) {
-      const error = describe(this.context, result.error);
-      result.error.dispose();
-      this.fail(error.kind, error.message, error.line, error.callKind);
-      return;
-    }
-    const json = this.context.getString(result.value);
-    result.value.dispose();
+  /** The script returned: `value` is its JSON text. */
+  private returned(value: QuickJSHandle): void {
+    if (this.finished) return;
+    const json = this.context.getString(value);
     if (json.length > this.limits.maxResultChars) {
       this.fail(
         "result_too_large",
@@ -232,6 +231,13 @@ class QuickJSRun {
     this.finish({ ok: true, resultJson: json });
   }
 
+  /** The script threw `value`, or its result has no JSON text. */
+  private threw(value: QuickJSHandle): void {
+    if (this.finished) return;
+    const error = describe(this.context, value);
+    this.fail(error.kind, error.message, error.line, error.callKind);
+  }
+
   private finish(result: ScriptEnd): void {
     if (this.finished) return;
     this.finished = true;
@@ -240,6 +246,7 @@ class QuickJSRun {
     try {
       for (const deferred of this.waiting) deferred.dispose();
       this.room?.dispose();
+      this.whenDone?.dispose();
       this.context.dispose();
       this.runtime.dispose();
     } catch {

@@ -61,6 +61,18 @@ describe("the script sandbox", () => {
     expect(await run("return 1 + 1")).toMatchObject({ ok: true, resultJson: "2" });
   });
 
+  it("reads a result with the built-ins as they were, whatever the script replaced", async () => {
+    const cases: [string, unknown][] = [
+      [`JSON.stringify = () => "not json"; return [1]`, { ok: true, resultJson: "[1]" }],
+      [`Promise.prototype.then = function () { return 5 }; return 2`, { resultJson: "2" }],
+      [`return () => 1`, { ok: true, resultJson: "null" }],
+      [`return { toJSON() { return undefined } }`, { ok: true, resultJson: "null" }],
+      [`return 10n`, { ok: false, kind: "script_error", message: expect.stringMatching(/BigInt/) }],
+      [`const a = {}; a.a = a; return a`, { ok: false, kind: "script_error" }],
+    ];
+    for (const [code, expected] of cases) expect(await run(code), code).toMatchObject(expected!);
+  });
+
   it("passes arguments and answers through the host, and bounds the logs", async () => {
     const outcome = await run(
       `for (let i = 0; i < 50; i++) console.info("line", i);
