@@ -1,4 +1,4 @@
-import MiniSearch from "minisearch";
+import SearchableMap from "minisearch/SearchableMap";
 import { analyze } from "./analyze.js";
 import type { SearchableTool } from "./searchable-tool.js";
 
@@ -7,9 +7,19 @@ export const FIELD_WEIGHTS = { name: 3, description: 1, context: 1, parameters: 
 
 type Field = keyof typeof FIELD_WEIGHTS;
 const FIELDS = Object.keys(FIELD_WEIGHTS) as Field[];
-
-/** A document as minisearch holds it: each field already analyzed, terms joined by spaces. */
-type AnalyzedTool = { id: string } & Record<Field, string>;
+const WEIGHTS = FIELDS.map((f) => FIELD_WEIGHTS[f]);
+/** BM25's saturation of term frequency, and how much a field's length discounts it. */
+const K1 = 1.2;
+const B = 0.75;
+/** A posting: the document, then the term's count in each field. */
+const STRIDE = 1 + FIELDS.length;
+/** What a vocabulary term found by prefix, or by one typo, counts beside the word itself. */
+const PREFIX_WEIGHT = 0.375;
+const FUZZY_WEIGHT = 0.45;
+const MAX_EXPANSIONS = 50;
+/** The weight of the name scored alone, beside BM25F over all four fields. */
+const NAME_ALONE = 0.5;
+const NAME = FIELDS.indexOf("name");
 
 /** One query term and how much it counts (1 for the query's own words, less for synonyms). */
 export interface WeightedTerm {
@@ -23,22 +33,44 @@ export interface LexicalHit {
 }
 
 /**
- * BM25 over the tool texts, each field scored on its own and weighted
- * (minisearch), on terms made by `analyze` so that the index and the query
- * agree on words. Documents are added and removed one by one: a change of a
- * few tools never rebuilds the index.
+ * BM25F over the tool texts: a term's counts in the four fields are weighted,
+ * each normalized by its field's length, and summed before BM25 saturates
+ * them, with one idf per term over whole tools. Scoring each field as its own
+ * BM25 and adding them up (as a general search library does) counts a term
+ * once per field it is in, saturates each field alone, and gives a short
+ * field's rare words an idf of their own: the node summary every tool of a
+ * node shares then outweighs what tells the tools apart, and on a public set
+ * it ranked below plain BM25 over name and description.
+ *
+ * The name is also scored alone (BM25 over names, half weight) and added:
+ * it is the tool's title, and a request that names what a tool does should
+ * find it even where its longer fields are already saturated with the same
+ * word ("translate this paragraph into German" found a forecast that
+ * mentions German before the `translate` tool without it).
+ *
+ * Tools are added and removed one by one: a change of a few tools never
+ * rebuilds the index. A removed tool's postings are skipped until they are
+ * many, then dropped in one pass.
  */
 export class LexicalIndex {
-  private readonly index = new MiniSearch<AnalyzedTool>({
-    fields: FIELDS,
-    tokenize: (text) => (text === "" ? [] : text.split(" ")),
-    processTerm: (term) => term,
-    searchOptions: { boost: FIELD_WEIGHTS },
-  });
+  private readonly docOf = new Map<string, number>();
+  /** Each document's path, or undefined once removed. */
+  private paths: (string | undefined)[] = [];
+  /** Each document's length in terms, per field: `doc * FIELDS.length + field`. */
+  private lengths: number[] = [];
+  /** Each document's terms, and whether its name has each. */
+  private readonly termsOf = new Map<number, readonly (readonly [string, boolean])[]>();
+  private postings = new Map<string, number[]>();
+  /** How many tools hold each term; a radix tree, for terms by prefix and by typo. */
+  private readonly vocabulary = new SearchableMap<number>();
+  /** How many tools have each term in their name. */
+  private readonly inNames = new Map<string, number>();
+  private readonly totalLength = FIELDS.map(() => 0);
+  private removed = 0;
 
-  /** How many tools hold each term: a query's word the index lacks is worth a synonym. */
-  private readonly vocabulary = new Map<string, number>();
-  private readonly termsOf = new Map<string, readonly string[]>();
+  get size(): number {
+    return this.docOf.size;
+  }
 
   /**
    * Adds a tool, or replaces the one at its path. Returns the English words
@@ -46,39 +78,58 @@ export class LexicalIndex {
    */
   put(tool: SearchableTool): string[] {
     this.remove(tool.path);
-    const doc: AnalyzedTool = {
-      id: tool.path,
-      name: "",
-      description: "",
-      context: "",
-      parameters: "",
-    };
-    const terms = new Set<string>();
+    const doc = this.paths.length;
+    this.paths.push(tool.path);
+    this.docOf.set(tool.path, doc);
+    const counts = new Map<string, number[]>();
     const words: string[] = [];
-    for (const field of FIELDS) {
-      const fieldTerms = analyze(
+    FIELDS.forEach((field, f) => {
+      const terms = analyze(
         tool[field],
         field === "name" || field === "description" ? words : undefined,
       );
-      for (const term of fieldTerms) terms.add(term);
-      doc[field] = fieldTerms.join(" ");
+      this.lengths.push(terms.length);
+      this.totalLength[f]! += terms.length;
+      for (const term of terms) {
+        let perField = counts.get(term);
+        if (!perField) counts.set(term, (perField = FIELDS.map(() => 0)));
+        perField[f]!++;
+      }
+    });
+    for (const [term, perField] of counts) {
+      let list = this.postings.get(term);
+      if (!list) this.postings.set(term, (list = []));
+      list.push(doc, ...perField);
+      this.vocabulary.set(term, (this.vocabulary.get(term) ?? 0) + 1);
+      if (perField[NAME]! > 0) this.inNames.set(term, (this.inNames.get(term) ?? 0) + 1);
     }
-    this.index.add(doc);
-    this.termsOf.set(tool.path, [...terms]);
-    for (const term of terms) this.vocabulary.set(term, (this.vocabulary.get(term) ?? 0) + 1);
+    this.termsOf.set(
+      doc,
+      [...counts].map(([term, perField]) => [term, perField[NAME]! > 0] as const),
+    );
     return words;
   }
 
   remove(path: string): void {
-    const terms = this.termsOf.get(path);
-    if (!terms) return;
-    this.index.discard(path);
-    this.termsOf.delete(path);
-    for (const term of terms) {
+    const doc = this.docOf.get(path);
+    if (doc === undefined) return;
+    this.docOf.delete(path);
+    this.paths[doc] = undefined;
+    FIELDS.forEach((_, f) => (this.totalLength[f]! -= this.lengths[doc * FIELDS.length + f]!));
+    for (const [term, inName] of this.termsOf.get(doc)!) {
+      if (inName) {
+        const named = this.inNames.get(term)! - 1;
+        if (named === 0) this.inNames.delete(term);
+        else this.inNames.set(term, named);
+      }
       const count = this.vocabulary.get(term)! - 1;
-      if (count === 0) this.vocabulary.delete(term);
-      else this.vocabulary.set(term, count);
+      if (count === 0) {
+        this.vocabulary.delete(term);
+        this.postings.delete(term);
+      } else this.vocabulary.set(term, count);
     }
+    this.termsOf.delete(doc);
+    if (++this.removed > Math.max(1000, this.docOf.size)) this.compact();
   }
 
   /** Whether any tool holds the term. */
@@ -87,24 +138,103 @@ export class LexicalIndex {
   }
 
   /**
-   * The tools matching any of the terms, best first. A term of five letters
-   * or more that no tool holds (a typo, a part of a word) also matches as a
-   * prefix and with one typo, for less; a term the index holds matches only
-   * itself, which keeps a query at 10,000 tools to a few milliseconds.
+   * The tools matching any of the terms, best first, ties by path. A term of
+   * five letters or more that no tool holds (a typo, a part of a word) stands
+   * for the terms it begins and those one typo away, for less; a term the
+   * index holds matches only itself.
    */
   search(terms: readonly WeightedTerm[]): LexicalHit[] {
-    if (terms.length === 0) return [];
-    const weights = new Map(terms.map((t) => [t.term, t.weight]));
-    return this.index
-      .search(
-        { combineWith: "OR", queries: terms.map((t) => t.term) },
-        {
-          boostTerm: (term) => weights.get(term) ?? 1,
-          prefix: (term) => term.length >= 5 && !this.holds(term),
-          fuzzy: (term) => (term.length >= 5 && !this.holds(term) ? 1 : false),
-          maxFuzzy: 1,
-        },
-      )
-      .map((r) => ({ path: r.id as string, score: r.score }));
+    const live = this.docOf.size;
+    if (terms.length === 0 || live === 0) return [];
+    const average = this.totalLength.map((total) => total / live || 1);
+    const scores = new Float64Array(this.paths.length);
+    const touched: number[] = [];
+    for (const [term, weight] of this.expand(terms)) {
+      const list = this.postings.get(term);
+      if (!list) continue;
+      const idf = idfOf(live, this.vocabulary.get(term)!);
+      const nameIdf = idfOf(live, this.inNames.get(term) ?? 0);
+      for (let i = 0; i < list.length; i += STRIDE) {
+        const doc = list[i]!;
+        if (this.paths[doc] === undefined) continue;
+        let tf = 0;
+        for (let f = 0; f < FIELDS.length; f++) {
+          const count = list[i + 1 + f]!;
+          if (count === 0) continue;
+          const length = this.lengths[doc * FIELDS.length + f]!;
+          tf += (WEIGHTS[f]! * count) / (1 - B + (B * length) / average[f]!);
+        }
+        const inName = list[i + 1 + NAME]!;
+        const nameTf =
+          inName / (1 - B + (B * this.lengths[doc * FIELDS.length + NAME]!) / average[NAME]!);
+        if (scores[doc] === 0) touched.push(doc);
+        scores[doc]! +=
+          weight *
+          (saturated(idf, tf) + (inName > 0 ? NAME_ALONE * saturated(nameIdf, nameTf) : 0));
+      }
+    }
+    return touched
+      .map((doc) => ({ path: this.paths[doc]!, score: scores[doc]! }))
+      .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
+
+  /** Each term with its weight, and the vocabulary terms an unknown one stands for. */
+  private expand(terms: readonly WeightedTerm[]): Map<string, number> {
+    const weights = new Map<string, number>();
+    const add = (term: string, weight: number) =>
+      weights.set(term, Math.max(weight, weights.get(term) ?? 0));
+    for (const { term, weight } of terms) {
+      if (term.length < 5 || this.holds(term)) {
+        add(term, weight);
+        continue;
+      }
+      let taken = 0;
+      for (const known of this.vocabulary.atPrefix(term).keys()) {
+        if (++taken > MAX_EXPANSIONS) break;
+        add(known, weight * PREFIX_WEIGHT);
+      }
+      for (const known of this.vocabulary.fuzzyGet(term, 1).keys())
+        add(known, weight * FUZZY_WEIGHT);
+    }
+    return weights;
+  }
+
+  /** Drops the postings of removed tools, and renumbers the rest. */
+  private compact(): void {
+    const renumbered = new Map<number, number>();
+    const paths: string[] = [];
+    const lengths: number[] = [];
+    this.paths.forEach((path, doc) => {
+      if (path === undefined) return;
+      renumbered.set(doc, paths.length);
+      this.docOf.set(path, paths.length);
+      paths.push(path);
+      for (let f = 0; f < FIELDS.length; f++) lengths.push(this.lengths[doc * FIELDS.length + f]!);
+    });
+    const postings = new Map<string, number[]>();
+    for (const [term, list] of this.postings) {
+      const kept: number[] = [];
+      for (let i = 0; i < list.length; i += STRIDE) {
+        const doc = renumbered.get(list[i]!);
+        if (doc !== undefined) kept.push(doc, ...list.slice(i + 1, i + STRIDE));
+      }
+      postings.set(term, kept);
+    }
+    const termsOf = [...this.termsOf].map(([doc, terms]) => [renumbered.get(doc)!, terms] as const);
+    this.termsOf.clear();
+    for (const [doc, terms] of termsOf) this.termsOf.set(doc, terms);
+    this.paths = paths;
+    this.lengths = lengths;
+    this.postings = postings;
+    this.removed = 0;
+  }
+}
+
+function idfOf(live: number, df: number): number {
+  return Math.log(1 + (live - df + 0.5) / (df + 0.5));
+}
+
+/** BM25's share of a term with this (weighted, normalized) frequency. */
+function saturated(idf: number, tf: number): number {
+  return (idf * tf * (K1 + 1)) / (tf + K1);
 }
