@@ -28,6 +28,7 @@ import { describeEntry, foundTool, listChildren } from "./views.js";
 import type {
   CallOutput,
   EntryDescription,
+  EntrySummary,
   NodeListing,
   RunAnswer,
   SearchAnswer,
@@ -159,6 +160,11 @@ export class Broker {
 
   tree(): Tree {
     return this.current;
+  }
+
+  /** The top-level entries the caller may see (none where it may see no tree). */
+  topEntries(principal: Principal): EntrySummary[] {
+    return reaches(principal, "tree", "/") ? this.list("/", principal).children : [];
   }
 
   /** The children of a node that the caller may see. */

@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   everythingCommand,
@@ -265,6 +266,40 @@ describe("meta_search with an embeddings endpoint in the config", () => {
     } finally {
       await withEngine.close();
       await engine.close();
+    }
+  });
+});
+
+describe("meta_search's description", () => {
+  const described = async (client: Awaited<ReturnType<typeof connectHttp>>) => {
+    const { tools } = await client.listTools();
+    expect(JSON.stringify(tools).length).toBeLessThanOrEqual(3072);
+    return {
+      search: tools.find((t) => t.name === "meta_search")!.description!,
+      tree: tools.find((t) => t.name === "meta_tree")!.description!,
+    };
+  };
+
+  it("names what the caller may see at the top of the tree, and follows the tree with list_changed", async () => {
+    const admins = await connectHttp(broker.url, bearer(admin));
+    const readers = await connectHttp(broker.url, bearer(fxReader));
+    try {
+      const before = await described(admins);
+      // Other tests of this file may have registered a service, which mounts a node besides.
+      expect(before.search).toMatch(/Holds: demo \(server-everything\); fx \(/);
+      expect(before.tree).toMatch(/Holds: demo; fx\b/);
+      expect((await described(readers)).search).toMatch(/Holds: fx \([^;]+\)\.$/);
+
+      let notified = 0;
+      admins.setNotificationHandler(ToolListChangedNotificationSchema, () => void notified++);
+      writeFileSync(broker.configFile, JSON.stringify(config("harbour master tools")));
+      await expect.poll(() => notified, { timeout: 10_000 }).toBeGreaterThan(0);
+      await expect
+        .poll(async () => (await described(admins)).search, { timeout: 5000 })
+        .toMatch(/fx \(harbour master tools\)/);
+    } finally {
+      await admins.close();
+      await readers.close();
     }
   });
 });

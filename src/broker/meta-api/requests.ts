@@ -10,10 +10,10 @@ import { normalizePath } from "../../tree/path.js";
 const TreePath = z
   .string({ error: 'expected a string: a path such as "/" or "/repo/read"' })
   .refine((p) => normalizePath(p) !== null, 'must be an absolute path such as "/" or "/repo/read"')
-  .describe('Absolute path in the tool tree, such as "/" or "/repo/read/get_file".');
+  .describe('A path in the tool tree, such as "/repo/get_file".');
 
 export const TreeRequest = z.strictObject({
-  path: TreePath.default("/").describe('The node whose children to list; default "/".'),
+  path: TreePath.default("/").describe("The node whose children to list."),
 });
 
 export const DescribeRequest = z.strictObject({
@@ -51,8 +51,8 @@ export const SearchRequest = z
       .min(1, "must be from 1 to 50")
       .max(50, "must be from 1 to 50")
       .default(10)
-      .describe("Results at most; default 10."),
-    path: TreePath.default("/").describe("Search only under this node; default /."),
+      .describe("Results at most."),
+    path: TreePath.default("/").describe("Search only under this node."),
     include_schema: z.boolean().default(false).describe("Add each tool's args_schema."),
   })
   .transform(({ include_schema, ...rest }) => ({ ...rest, includeSchema: include_schema }));

@@ -31,7 +31,7 @@ import {
 } from "./handler-host.js";
 import type { InputBridge } from "./input-bridge.js";
 import { serverOptions } from "./server-options.js";
-import { META_TOOL_NAMES, META_TOOLS } from "../../../broker/meta-api/tools.js";
+import { META_TOOL_NAMES, metaToolsFor } from "../../../broker/meta-api/tools.js";
 import { announce } from "./announce.js";
 import { parseRequest } from "../../../broker/meta-api/parse-request.js";
 import {
@@ -118,11 +118,11 @@ export function serveBroker(
     tools: [
       // meta_run is listed to those who may run scripts, as a flat tool to those who may call it.
       ...(showMeta
-        ? META_TOOLS.filter((t) => t.name !== "meta_run" || allows(principal(), "run", "/"))
+        ? metaToolsFor(broker.topEntries(principal()), allows(principal(), "run", "/"))
         : []),
       ...(showFlat ? broker.callableTools(principal()).map(flatTool) : []),
     ],
-    // The meta tools never change; flat tools are as fresh as their sources say.
+    // Flat tools are as fresh as their sources say; the meta tools change with the tree's top.
     ...(showFlat
       ? combinedHint(
           broker.allSources().map((s) => s.toolsCacheHint()),
