@@ -80,10 +80,17 @@ async function quality(): Promise<void> {
   }
 }
 
+/** Resolves once every tool of the last update is in the index (synonyms aside). */
+async function indexed(search: ToolSearch): Promise<void> {
+  while (search.warming) await new Promise((resolve) => setImmediate(resolve));
+}
+
 /** The first index of the fleet, in a process that has analyzed nothing yet. */
-function firstIndexOfFleet(): number {
+async function firstIndexOfFleet(): Promise<number> {
   const started = performance.now();
-  new ToolSearch({ log: silent, thesaurus: new Thesaurus() }).update(searchableFleet(fleet));
+  const search = new ToolSearch({ log: silent, thesaurus: new Thesaurus() });
+  search.update(searchableFleet(fleet));
+  await indexed(search);
   return performance.now() - started;
 }
 
@@ -95,6 +102,8 @@ async function speed(fleetBuilt: number): Promise<void> {
   const search = new ToolSearch({ log: silent, thesaurus: new Thesaurus() });
   let started = performance.now();
   search.update(tools);
+  const returned = performance.now() - started;
+  await indexed(search);
   const built = performance.now() - started;
   started = performance.now();
   await search.settled();
@@ -123,7 +132,12 @@ async function speed(fleetBuilt: number): Promise<void> {
   console.log(
     `| first index of the ${searchableFleet(fleet).length} tools of the fleet | ${fleetBuilt.toFixed(0)} ms |`,
   );
-  console.log(`| first index of ${tools.length} tools | ${built.toFixed(0)} ms |`);
+  console.log(
+    `| first index of ${tools.length} tools: update() returns (start-up goes on) | ${returned.toFixed(0)} ms |`,
+  );
+  console.log(
+    `| first index of ${tools.length} tools: all in (in slices, in the background) | ${built.toFixed(0)} ms |`,
+  );
   console.log(
     `| WordNet synonyms of their words learned (background) | ${synonymsIn.toFixed(0)} ms |`,
   );
@@ -136,6 +150,6 @@ async function speed(fleetBuilt: number): Promise<void> {
   );
 }
 
-const fleetBuilt = firstIndexOfFleet();
+const fleetBuilt = await firstIndexOfFleet();
 await quality();
 await speed(fleetBuilt);

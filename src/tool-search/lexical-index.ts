@@ -5,7 +5,7 @@ import type { SearchableTool } from "./searchable-tool.js";
 /** How much a match in each field counts; the name most, parameters least. */
 export const FIELD_WEIGHTS = { name: 3, description: 1, context: 1, parameters: 0.5 } as const;
 
-type Field = keyof typeof FIELD_WEIGHTS;
+export type Field = keyof typeof FIELD_WEIGHTS;
 const FIELDS = Object.keys(FIELD_WEIGHTS) as Field[];
 const WEIGHTS = FIELDS.map((f) => FIELD_WEIGHTS[f]);
 /** BM25's saturation of term frequency, and how much a field's length discounts it. */
@@ -58,8 +58,8 @@ export class LexicalIndex {
   private paths: (string | undefined)[] = [];
   /** Each document's length in terms, per field: `doc * FIELDS.length + field`. */
   private lengths: number[] = [];
-  /** Each document's terms, and whether its name has each. */
-  private readonly termsOf = new Map<number, readonly (readonly [string, boolean])[]>();
+  /** Each document's terms, and the fields that have each (a bit per field). */
+  private readonly termsOf = new Map<number, readonly (readonly [string, number])[]>();
   private postings = new Map<string, number[]>();
   /** How many tools hold each term; a radix tree, for terms by prefix and by typo. */
   private readonly vocabulary = new SearchableMap<number>();
@@ -105,7 +105,13 @@ export class LexicalIndex {
     }
     this.termsOf.set(
       doc,
-      [...counts].map(([term, perField]) => [term, perField[NAME]! > 0] as const),
+      [...counts].map(
+        ([term, perField]) =>
+          [
+            term,
+            perField.reduce((mask, count, f) => (count > 0 ? mask | (1 << f) : mask), 0),
+          ] as const,
+      ),
     );
     return words;
   }
@@ -116,8 +122,8 @@ export class LexicalIndex {
     this.docOf.delete(path);
     this.paths[doc] = undefined;
     FIELDS.forEach((_, f) => (this.totalLength[f]! -= this.lengths[doc * FIELDS.length + f]!));
-    for (const [term, inName] of this.termsOf.get(doc)!) {
-      if (inName) {
+    for (const [term, fields] of this.termsOf.get(doc)!) {
+      if (fields & (1 << NAME)) {
         const named = this.inNames.get(term)! - 1;
         if (named === 0) this.inNames.delete(term);
         else this.inNames.set(term, named);
@@ -176,6 +182,23 @@ export class LexicalIndex {
     return touched
       .map((doc) => ({ path: this.paths[doc]!, score: scores[doc]! }))
       .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** Which of these terms the tool at `path` has, and in which fields: why it matched. */
+  matched(path: string, terms: Iterable<string>): Map<string, Field[]> {
+    const doc = this.docOf.get(path);
+    const out = new Map<string, Field[]>();
+    if (doc === undefined) return out;
+    const fieldsOf = new Map(this.termsOf.get(doc));
+    for (const term of terms) {
+      const mask = fieldsOf.get(term);
+      if (mask)
+        out.set(
+          term,
+          FIELDS.filter((_, f) => mask & (1 << f)),
+        );
+    }
+    return out;
   }
 
   /** Each term with its weight, and the vocabulary terms an unknown one stands for. */

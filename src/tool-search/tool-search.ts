@@ -1,6 +1,6 @@
 import type { Logger } from "../contract/log.js";
 import { analyze } from "./analyze.js";
-import { LexicalIndex, type WeightedTerm } from "./lexical-index.js";
+import { LexicalIndex, type Field, type WeightedTerm } from "./lexical-index.js";
 import { fuseRanks } from "./rank-fusion.js";
 import type { SearchableTool } from "./searchable-tool.js";
 import type { SemanticIndex } from "./semantic-index.js";
@@ -10,6 +10,12 @@ import type { Thesaurus } from "./thesaurus.js";
 const SYNONYM_WEIGHT = 0.4;
 /** How deep each ranking is read before fusing. */
 const FUSION_DEPTH = 100;
+/**
+ * Tools an update puts at once; more (a first index of thousands) are put a
+ * slice of this many milliseconds at a time, between the broker's other work.
+ */
+const PUT_AT_ONCE = 500;
+const SLICE_MS = 8;
 
 export interface ToolSearchOptions {
   readonly thesaurus?: Thesaurus | undefined;
@@ -28,6 +34,8 @@ export interface ToolQuery {
 export interface ToolHit {
   readonly path: string;
   readonly score: number;
+  /** The request's words the tool has, and in which of its fields: why it was found. */
+  readonly matched?: Readonly<Record<string, readonly Field[]>>;
 }
 
 /**
@@ -36,11 +44,17 @@ export interface ToolHit {
  * is configured, fused by rank. `update` takes the whole list of tools after
  * every change of the tree and touches only the tools that changed, so the
  * index is current as soon as the tree is and a query never rebuilds it.
+ * An update of many tools (the first, at start-up) is put in slices in the
+ * background: the broker serves at once, and until the last slice is in,
+ * `warming` says how far it is.
  */
 export class ToolSearch {
   private readonly lexical = new LexicalIndex();
   /** What each indexed tool's texts were, to see which changed. */
   private readonly indexed = new Map<string, string>();
+  /** New and changed tools not put yet, by path: the latest version of each. */
+  private readonly pending = new Map<string, SearchableTool>();
+  private draining: Promise<void> | undefined;
 
   constructor(private readonly options: ToolSearchOptions) {}
 
@@ -48,31 +62,57 @@ export class ToolSearch {
     return this.indexed.size;
   }
 
+  /** How far a large update is, while its tools are still being put; undefined once all are. */
+  get warming(): { readonly indexed: number; readonly total: number } | undefined {
+    if (this.pending.size === 0) return undefined;
+    return { indexed: this.indexed.size, total: this.indexed.size + this.pending.size };
+  }
+
   /** Brings the index to this list of tools: new and changed ones put, missing ones removed. */
   update(tools: Iterable<SearchableTool>): void {
     const seen = new Set<string>();
-    const words: string[] = [];
     for (const tool of tools) {
       seen.add(tool.path);
-      const signature = `${tool.name}\0${tool.description}\0${tool.parameters}\0${tool.context}`;
-      if (this.indexed.get(tool.path) === signature) continue;
-      this.indexed.set(tool.path, signature);
-      for (const word of this.lexical.put(tool)) words.push(word);
-      this.options.semantic?.put(tool);
+      if (this.indexed.get(tool.path) === signatureOf(tool)) this.pending.delete(tool.path);
+      else this.pending.set(tool.path, tool);
     }
+    for (const path of this.pending.keys()) if (!seen.has(path)) this.pending.delete(path);
     for (const path of this.indexed.keys()) {
       if (seen.has(path)) continue;
       this.indexed.delete(path);
       this.lexical.remove(path);
       this.options.semantic?.remove(path);
     }
-    void this.options.thesaurus?.learn(words);
-    void this.options.semantic?.flush();
+    if (this.pending.size <= PUT_AT_ONCE && !this.draining) this.putPending(Infinity);
+    else this.draining ??= this.drain();
   }
 
-  /** Resolves when synonyms and embeddings of the last update are in. */
+  /** Resolves when every tool is in, with the synonyms and embeddings of the last update. */
   async settled(): Promise<void> {
+    await this.draining;
     await Promise.all([this.options.thesaurus?.learn([]), this.options.semantic?.flush()]);
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.size > 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      this.putPending(performance.now() + SLICE_MS);
+    }
+    this.draining = undefined;
+  }
+
+  /** Puts pending tools until `until` (a `performance.now()` time) passes. */
+  private putPending(until: number): void {
+    const words: string[] = [];
+    for (const [path, tool] of this.pending) {
+      this.pending.delete(path);
+      this.indexed.set(path, signatureOf(tool));
+      for (const word of this.lexical.put(tool)) words.push(word);
+      this.options.semantic?.put(tool);
+      if (performance.now() > until) break;
+    }
+    void this.options.thesaurus?.learn(words);
+    void this.options.semantic?.flush();
   }
 
   async search(request: ToolQuery): Promise<ToolHit[]> {
@@ -85,10 +125,20 @@ export class ToolSearch {
             lexical.slice(0, FUSION_DEPTH).map((h) => h.path),
             semantic.filter((h) => request.accepts(h.path)).map((h) => h.path),
           ]);
+    const words = wordsOf(request.query);
     const out: ToolHit[] = [];
     for (const hit of ranked) {
       if (out.length >= request.limit) break;
-      if (request.accepts(hit.path)) out.push(hit);
+      if (!request.accepts(hit.path)) continue;
+      const matched = this.lexical.matched(hit.path, words.keys());
+      out.push(
+        matched.size === 0
+          ? hit
+          : {
+              ...hit,
+              matched: Object.fromEntries([...matched].map(([t, f]) => [words.get(t)!, f])),
+            },
+      );
     }
     return out;
   }
@@ -126,4 +176,18 @@ export class ToolSearch {
       return undefined;
     }
   }
+}
+
+function signatureOf(tool: SearchableTool): string {
+  return `${tool.name}\0${tool.description}\0${tool.parameters}\0${tool.context}`;
+}
+
+/** Each index term of a request, and the word of the request it comes from, as written. */
+function wordsOf(query: string): Map<string, string> {
+  const words = new Map<string, string>();
+  for (const chunk of query.split(/\s+/u)) {
+    const word = chunk.replace(/^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu, "");
+    for (const term of analyze(chunk)) if (!words.has(term)) words.set(term, word);
+  }
+  return words;
 }

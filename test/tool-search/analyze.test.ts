@@ -54,4 +54,15 @@ describe("analyze", () => {
       { seed: 31, numRuns: fuzzRuns(500) },
     );
   });
+
+  it("takes empty, regex-like and huge text as text, in time linear in its length", () => {
+    expect(analyze("")).toEqual([]);
+    expect(analyze(".*+?^${}()|[]\\ (ab+)+$ [a-z]{2,}")).toEqual(["ab", "2"]);
+    // A query of the longest kind the broker searches, many times over: no backtracking blow-up.
+    for (const text of ["a".repeat(100_000), "aA1_".repeat(25_000), "(a+)+".repeat(20_000)]) {
+      const started = performance.now();
+      expect(Array.isArray(analyze(text))).toBe(true);
+      expect(performance.now() - started).toBeLessThan(2000);
+    }
+  });
 });

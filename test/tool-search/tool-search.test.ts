@@ -167,9 +167,35 @@ describe("keeping the index current", () => {
     const search = new ToolSearch({ log: silent });
     const many = Array.from({ length: 5 }, (_, i) => searchableFleet(fleet, `/copy${i}`)).flat();
     search.update(many);
+    // The first index of these is built in the background.
+    await search.settled();
     const started = performance.now();
     search.update([...many.slice(100), tool("/new/quasar", "Observe a quasar")]);
     expect(performance.now() - started).toBeLessThan(1000);
     expect(await ranked(search, "quasar")).toEqual(["/new/quasar"]);
+  });
+});
+
+describe("ToolSearch's first index of many tools", () => {
+  it("is built in slices in the background: searches answer meanwhile and say it is warming", async () => {
+    const many = Array.from({ length: 20 }, (_, i) =>
+      tools.map((t) => ({ ...t, path: `/copy${i}${t.path}` })),
+    ).flat();
+    const search = new ToolSearch({ log: silent });
+    search.update(many);
+    // update returned at once: the slices are still to come.
+    expect(search.warming).toEqual({ indexed: expect.any(Number), total: many.length });
+    let turns = 0;
+    const counting = setInterval(() => turns++, 0);
+    const early = await search.search({ query: "weather forecast", limit: 5, accepts: everything });
+    expect(early.length).toBeLessThanOrEqual(5);
+    await search.settled();
+    clearInterval(counting);
+    expect(search.warming).toBeUndefined();
+    expect(search.size).toBe(many.length);
+    // The event loop turned between slices.
+    expect(turns).toBeGreaterThan(3);
+    const paths = await ranked(search, "weather forecast", 50);
+    expect(paths.some((p) => p.startsWith("/copy19/"))).toBe(true);
   });
 });
