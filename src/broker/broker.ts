@@ -36,6 +36,8 @@ import type {
   TypescriptDescription,
 } from "./meta-api/answers.js";
 import { isWithin } from "../tree/path.js";
+import { salientQuery } from "../tool-search/salient-query.js";
+import { MAX_QUERY_CHARS } from "./meta-api/requests.js";
 import { typescriptDeclarations } from "../tree/typescript-declarations.js";
 import { runScript } from "./meta-run.js";
 import { runSettingsOf } from "./run-settings.js";
@@ -234,8 +236,9 @@ export class Broker {
     const under = this.visible(request.path, principal);
     this.mayReach(principal, "tree", under.path);
     await this.admit(principal, under.path);
+    const query = salientQuery(request.query, MAX_QUERY_CHARS);
     const hits = await this.parts.toolSearch.search({
-      query: request.query,
+      query: query.text,
       limit: request.limit,
       signal,
       accepts: (path) =>
@@ -243,8 +246,15 @@ export class Broker {
         tree.get(path)?.type === "tool" &&
         allows(principal, "call", path),
     });
+    const warming = this.parts.toolSearch.warming;
+    const notices = [
+      query.notice,
+      warming &&
+        `the tool index is warming up: ${warming.indexed} of ${warming.total} tools are in, and this search saw only those; ask again in a moment`,
+    ].filter(Boolean);
     return {
-      results: hits.map((hit) => foundTool(tree.tool(hit.path), hit.score, request.includeSchema)),
+      results: hits.map((hit) => foundTool(tree.tool(hit.path), hit, request.includeSchema)),
+      ...(notices.length > 0 && { notice: notices.join("; ") }),
     };
   }
 

@@ -1,3 +1,4 @@
+import { typescriptSignature } from "../tree/typescript-declarations.js";
 import type { NodeEntry, ToolEntry, Tree, TreeEntry } from "../tree/tree.js";
 import { lastSegment } from "../tree/path.js";
 import type { SourceStatus } from "../contract/router.js";
@@ -70,12 +71,20 @@ function describeTool(leaf: ToolEntry): ToolDescription {
   return out;
 }
 
-export function foundTool(leaf: ToolEntry, score: number, withSchema: boolean): FoundTool {
+export function foundTool(
+  leaf: ToolEntry,
+  hit: { score: number; matched?: Readonly<Record<string, readonly string[]>> | undefined },
+  withSchema: boolean,
+): FoundTool {
   const out: FoundTool = {
     path: leaf.path,
     summary: leaf.summary,
-    score: Number(score.toPrecision(4)),
+    score: Number(hit.score.toPrecision(4)),
   };
-  if (withSchema) out.args_schema = leaf.tool.inputSchema;
+  if (hit.matched) out.matched = { ...hit.matched };
+  if (withSchema) {
+    out.args_schema = leaf.tool.inputSchema;
+    out.declaration = typescriptSignature(leaf);
+  }
   return out;
 }

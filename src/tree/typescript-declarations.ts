@@ -46,6 +46,17 @@ export function typescriptDeclarations(tools: readonly DeclaredTool[]): string {
   return lines.join("\n") + "\n";
 }
 
+/**
+ * One tool as a method of `tools`, as `typescriptDeclarations` declares it,
+ * without its doc comment: what a search hit says of how to call it.
+ *
+ * @example
+ * typescriptSignature(sum) // 'get-sum(args: {\n  a: number;\n  b: number;\n}): Promise<ContentBlock[]>;'
+ */
+export function typescriptSignature(tool: DeclaredTool): string {
+  return printTool(tool.path.split("/").at(-1) || tool.toolName, tool, "", false);
+}
+
 /** What a declaration says of a tool. */
 export type DeclaredTool = Pick<
   ToolEntry,
@@ -64,13 +75,14 @@ function printBranch(branch: Branch, indent: string): string {
   return `{\n${members.join("\n")}\n${indent}}`;
 }
 
-function printTool(name: string, tool: DeclaredTool, indent: string): string {
+function printTool(name: string, tool: DeclaredTool, indent: string, withDoc = true): string {
   const args = typeOf(tool.tool.inputSchema, indent, 0);
   const result = tool.tool.outputSchema
     ? typeOf(tool.tool.outputSchema, indent, 0)
     : "ContentBlock[]";
   const optional = requiredKeys(tool.tool.inputSchema).length === 0 ? "?" : "";
-  return `${doc(tool.description || tool.summary, indent)}${indent}${key(name)}(args${optional}: ${args}): Promise<${result}>;`;
+  const comment = withDoc ? doc(tool.description || tool.summary, indent) : "";
+  return `${comment}${indent}${key(name)}(args${optional}: ${args}): Promise<${result}>;`;
 }
 
 function typeOf(schema: Schema, indent: string, depth: number): string {

@@ -55,13 +55,15 @@ const paths = (res: { body: { results: { path: string }[] } }) =>
   res.body.results.map((r) => r.path);
 
 describe("POST /meta_search", () => {
-  it("ranks the tools for a request in words, best first, with their summaries", async () => {
+  it("ranks the tools for a request in words, best first, with their summaries and why", async () => {
     const res = await search({ query: "add two numbers together" });
     expect(res.status).toBe(200);
     expect(res.body.results[0]).toEqual({
       path: "/demo/get-sum",
       summary: "Returns the sum of two numbers",
       score: expect.any(Number),
+      // The request's words as written, and the fields of the tool that have them.
+      matched: { two: ["description"], numbers: ["description", "parameters"] },
     });
     const scores = res.body.results.map((r: { score: number }) => r.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
@@ -75,6 +77,10 @@ describe("POST /meta_search", () => {
     expect(res.body.results[0]).toMatchObject({
       path: "/demo/echo",
       args_schema: { type: "object", properties: { message: { type: "string" } } },
+      // As meta_desc format typescript declares it for meta_run.
+      declaration: expect.stringMatching(
+        /^echo\(args: \{[^]*message: string;[^]*\}\): Promise<.+>;$/,
+      ),
     });
     const call = await broker.post(
       "/meta_call",
@@ -82,9 +88,9 @@ describe("POST /meta_search", () => {
       bearer(admin),
     );
     expect(call.body.output.content[0].text).toBe("Echo: found");
-    expect(
-      (await search({ query: "echo a message back" })).body.results[0].args_schema,
-    ).toBeUndefined();
+    const plain = (await search({ query: "echo a message back" })).body.results[0];
+    expect(plain.args_schema).toBeUndefined();
+    expect(plain.declaration).toBeUndefined();
   });
 
   it("searches under a node only when given a path", async () => {
@@ -109,13 +115,22 @@ describe("POST /meta_search", () => {
     );
   });
 
+  it("searches a request with a pasted image on its words, and says so", async () => {
+    const image = `data:image/png;base64,${"iVBORw0KGgoAAAANSUhEUg".repeat(3000)}`;
+    const res = await search({ query: `add two numbers ${image} and tell me the sum` });
+    expect(res.status).toBe(200);
+    expect(res.body.results[0].path).toBe("/demo/get-sum");
+    expect(res.body.notice).toMatch(/searched on its words, without runs of characters/);
+    expect((await search({ query: "add two numbers" })).body.notice).toBeUndefined();
+  });
+
   it("refuses bad requests with a message that says what to send", async () => {
     const cases: [unknown, number, RegExp][] = [
       [{ query: "" }, 400, /query: is empty; say what the tool should do/],
       [{ query: "   " }, 400, /query: is empty/],
       [{}, 400, /query: expected a string/],
       [{ query: 42 }, 400, /query: expected a string/],
-      [{ query: "x".repeat(1001) }, 400, /longer than 1000 characters/],
+      [{ query: "x".repeat(100_001) }, 400, /longer than 100000 characters/],
       [{ query: "sum", limit: 0 }, 400, /limit: must be from 1 to 50/],
       [{ query: "sum", limit: 51 }, 400, /limit: must be from 1 to 50/],
       [{ query: "sum", limit: 2.5 }, 400, /limit: expected a whole number/],

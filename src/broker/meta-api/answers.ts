@@ -61,12 +61,18 @@ export interface FoundTool {
   path: string;
   summary: string;
   score: number;
+  /** The request's words the tool has, each with the fields that have it. */
+  matched?: Record<string, readonly string[]>;
   args_schema?: ToolEntry["tool"]["inputSchema"];
+  /** The same as TypeScript, as `meta_desc` format typescript declares it for meta_run. */
+  declaration?: string;
 }
 
 /** What `meta_search` answers. */
 export interface SearchAnswer {
   results: FoundTool[];
+  /** Said when the answer may be short of the whole tree: the index is still being built. */
+  notice?: string;
 }
 
 /** What `meta_call` answers over REST; MCP answers with the tool's own result. */

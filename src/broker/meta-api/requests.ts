@@ -34,6 +34,8 @@ export const CallRequest = z.strictObject({
 
 /** The longest query taken: a request for a tool is a sentence, not a document. */
 export const MAX_QUERY_CHARS = 1000;
+/** The longest request taken: longer than MAX_QUERY_CHARS is searched on its salient part. */
+export const MAX_QUERY_INPUT_CHARS = 100_000;
 
 export const SearchRequest = z
   .strictObject({
@@ -42,8 +44,8 @@ export const SearchRequest = z
       .trim()
       .min(1, 'is empty; say what the tool should do, such as "read a file"')
       .max(
-        MAX_QUERY_CHARS,
-        `is longer than ${MAX_QUERY_CHARS} characters; say in a sentence what the tool should do`,
+        MAX_QUERY_INPUT_CHARS,
+        `is longer than ${MAX_QUERY_INPUT_CHARS} characters; say in a sentence what the tool should do`,
       )
       .describe('What the tool should do, such as "read a file".'),
     limit: z
