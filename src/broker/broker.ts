@@ -245,6 +245,8 @@ export class Broker {
         isWithin(path, under.path) &&
         tree.get(path)?.type === "tool" &&
         allows(principal, "call", path),
+      // Ranked among the tools the caller may call alone: what others may see changes nothing.
+      caller: { key: principal.scopes.join("\n"), may: (path) => allows(principal, "call", path) },
     });
     const warming = this.parts.toolSearch.warming;
     const notices = [

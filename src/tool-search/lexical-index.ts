@@ -27,6 +27,17 @@ export interface WeightedTerm {
   readonly weight: number;
 }
 
+/**
+ * The tools one caller may see, as the index counts them: ranking among
+ * them uses their statistics alone (how many hold each word, how long their
+ * fields are), so that what others may see changes no caller's ranks.
+ */
+export interface Visible {
+  has(doc: number): boolean;
+  readonly count: number;
+  readonly totalLength: readonly number[];
+}
+
 export interface LexicalHit {
   readonly path: string;
   readonly score: number;
@@ -149,20 +160,25 @@ export class LexicalIndex {
    * for the terms it begins and those one typo away, for less; a term the
    * index holds matches only itself.
    */
-  search(terms: readonly WeightedTerm[]): LexicalHit[] {
-    const live = this.docOf.size;
+  search(terms: readonly WeightedTerm[], visible?: Visible): LexicalHit[] {
+    const live = visible?.count ?? this.docOf.size;
     if (terms.length === 0 || live === 0) return [];
-    const average = this.totalLength.map((total) => total / live || 1);
+    const average = (visible?.totalLength ?? this.totalLength).map((total) => total / live || 1);
+    const seen = (doc: number) => this.paths[doc] !== undefined && (!visible || visible.has(doc));
     const scores = new Float64Array(this.paths.length);
     const touched: number[] = [];
     for (const [term, weight] of this.expand(terms)) {
       const list = this.postings.get(term);
       if (!list) continue;
-      const idf = idfOf(live, this.vocabulary.get(term)!);
-      const nameIdf = idfOf(live, this.inNames.get(term) ?? 0);
+      const [df, inNames] = visible
+        ? this.visibleCounts(list, seen)
+        : [this.vocabulary.get(term)!, this.inNames.get(term) ?? 0];
+      if (df === 0) continue;
+      const idf = idfOf(live, df);
+      const nameIdf = idfOf(live, inNames);
       for (let i = 0; i < list.length; i += STRIDE) {
         const doc = list[i]!;
-        if (this.paths[doc] === undefined) continue;
+        if (!seen(doc)) continue;
         let tf = 0;
         for (let f = 0; f < FIELDS.length; f++) {
           const count = list[i + 1 + f]!;
@@ -182,6 +198,36 @@ export class LexicalIndex {
     return touched
       .map((doc) => ({ path: this.paths[doc]!, score: scores[doc]! }))
       .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /**
+   * What a caller may see of the index: its tools (by `may`), how many, and
+   * their fields' lengths. O(tools): made once per caller and index version.
+   */
+  visibleTo(may: (path: string) => boolean): Visible {
+    const docs = new Uint8Array(this.paths.length);
+    const totalLength = FIELDS.map(() => 0);
+    let count = 0;
+    this.paths.forEach((path, doc) => {
+      if (path === undefined || !may(path)) return;
+      docs[doc] = 1;
+      count++;
+      for (let f = 0; f < FIELDS.length; f++)
+        totalLength[f]! += this.lengths[doc * FIELDS.length + f]!;
+    });
+    return { has: (doc) => docs[doc] === 1, count, totalLength };
+  }
+
+  /** A term's tools, and those with it in their name, among what a caller sees. */
+  private visibleCounts(list: readonly number[], seen: (doc: number) => boolean): [number, number] {
+    let df = 0;
+    let inNames = 0;
+    for (let i = 0; i < list.length; i += STRIDE) {
+      if (!seen(list[i]!)) continue;
+      df++;
+      if (list[i + 1 + NAME]! > 0) inNames++;
+    }
+    return [df, inNames];
   }
 
   /** Which of these terms the tool at `path` has, and in which fields: why it matched. */

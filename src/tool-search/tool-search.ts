@@ -1,6 +1,6 @@
 import type { Logger } from "../contract/log.js";
 import { analyze } from "./analyze.js";
-import { LexicalIndex, type Field, type WeightedTerm } from "./lexical-index.js";
+import { LexicalIndex, type Field, type Visible, type WeightedTerm } from "./lexical-index.js";
 import { fuseRanks } from "./rank-fusion.js";
 import type { SearchableTool } from "./searchable-tool.js";
 import type { SemanticIndex } from "./semantic-index.js";
@@ -16,6 +16,8 @@ const FUSION_DEPTH = 100;
  */
 const PUT_AT_ONCE = 500;
 const SLICE_MS = 8;
+/** Callers whose visible sets are kept between searches. */
+const REMEMBERED_CALLERS = 64;
 
 export interface ToolSearchOptions {
   readonly thesaurus?: Thesaurus | undefined;
@@ -28,6 +30,11 @@ export interface ToolQuery {
   readonly limit: number;
   /** Whether a tool may be in the answer: under the asked node, and callable by the caller. */
   readonly accepts: (path: string) => boolean;
+  /**
+   * The tools the caller may see, under a key that names its scopes: ranks
+   * are computed among them alone. Without it, among every tool.
+   */
+  readonly caller?: { readonly key: string; readonly may: (path: string) => boolean } | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -55,6 +62,10 @@ export class ToolSearch {
   /** New and changed tools not put yet, by path: the latest version of each. */
   private readonly pending = new Map<string, SearchableTool>();
   private draining: Promise<void> | undefined;
+  /** Changes with every tool put or removed: what a caller's visible set was made from. */
+  private version = 0;
+  /** Each recent caller's visible set, the least recently used first. */
+  private readonly visibleSets = new Map<string, { version: number; visible: Visible }>();
 
   constructor(private readonly options: ToolSearchOptions) {}
 
@@ -82,6 +93,7 @@ export class ToolSearch {
       this.indexed.delete(path);
       this.lexical.remove(path);
       this.options.semantic?.remove(path);
+      this.version++;
     }
     if (this.pending.size <= PUT_AT_ONCE && !this.draining) this.putPending(Infinity);
     else this.draining ??= this.drain();
@@ -106,6 +118,7 @@ export class ToolSearch {
     const words: string[] = [];
     for (const [path, tool] of this.pending) {
       this.pending.delete(path);
+      this.version++;
       this.indexed.set(path, signatureOf(tool));
       for (const word of this.lexical.put(tool)) words.push(word);
       this.options.semantic?.put(tool);
@@ -116,7 +129,8 @@ export class ToolSearch {
   }
 
   async search(request: ToolQuery): Promise<ToolHit[]> {
-    const lexical = this.lexical.search(this.queryTerms(request.query));
+    const visible = request.caller && this.visibleTo(request.caller);
+    const lexical = this.lexical.search(this.queryTerms(request.query), visible);
     const semantic = await this.semanticHits(request);
     const ranked =
       semantic === undefined
@@ -141,6 +155,18 @@ export class ToolSearch {
       );
     }
     return out;
+  }
+
+  /** A caller's visible set, made again only when the index changed since. */
+  private visibleTo(caller: NonNullable<ToolQuery["caller"]>): Visible {
+    const kept = this.visibleSets.get(caller.key);
+    this.visibleSets.delete(caller.key);
+    const visible =
+      kept && kept.version === this.version ? kept.visible : this.lexical.visibleTo(caller.may);
+    this.visibleSets.set(caller.key, { version: this.version, visible });
+    if (this.visibleSets.size > REMEMBERED_CALLERS)
+      this.visibleSets.delete(this.visibleSets.keys().next().value!);
+    return visible;
   }
 
   /**

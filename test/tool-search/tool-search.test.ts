@@ -199,3 +199,31 @@ describe("ToolSearch's first index of many tools", () => {
     expect(paths.some((p) => p.startsWith("/copy19/"))).toBe(true);
   });
 });
+
+describe("ToolSearch for a caller who sees part of the tree", () => {
+  it("ranks among what that caller may see as an index of only those tools would", async () => {
+    const mine = tools.filter((_, i) => i % 3 !== 0);
+    const mayCall = new Set(mine.map((t) => t.path));
+    const shared = new ToolSearch({ log: silent });
+    shared.update(tools);
+    const own = new ToolSearch({ log: silent });
+    own.update(mine);
+    const caller = { key: "some scopes", may: (path: string) => mayCall.has(path) };
+    for (const query of queries.slice(0, 40).map((q) => q.query)) {
+      const seen = await shared.search({
+        query,
+        limit: 10,
+        accepts: (p) => mayCall.has(p),
+        caller,
+      });
+      const alone = await own.search({ query, limit: 10, accepts: everything });
+      expect(seen.map((h) => h.path)).toEqual(alone.map((h) => h.path));
+      seen.forEach((hit, i) => expect(hit.score).toBeCloseTo(alone[i]!.score, 9));
+    }
+    // Without a caller, the others' tools count: the scores differ.
+    const query = queries[0]!.query;
+    const counted = await shared.search({ query, limit: 1, accepts: (p) => mayCall.has(p) });
+    const alone = await own.search({ query, limit: 1, accepts: everything });
+    expect(counted[0]!.score).not.toBeCloseTo(alone[0]!.score, 9);
+  });
+});
