@@ -35,10 +35,11 @@ export interface ScriptRun {
 const LEVELS = new Set<string>(["log", "info", "warn", "error"]);
 
 /**
- * Runs one script in a QuickJS engine made for it (see engine.ts), with a
- * bounded heap and stack and an interrupt handler that ends it once the host
- * says so (its deadline passed, or it was cancelled). The runtime holds
- * nothing of the host but the two functions the prelude wraps.
+ * Runs one script in a QuickJS engine no other run uses meanwhile (see
+ * engine.ts and engine-pool.ts), with a bounded heap and stack and an
+ * interrupt handler that ends it once the host says so (its deadline passed,
+ * or it was cancelled). The runtime holds nothing of the host but the three
+ * functions the prelude takes and hides.
  */
 export function runScript(
   quickjs: QuickJSWASMModule,
@@ -164,8 +165,11 @@ class QuickJSRun {
       this.guarded(() => {
         if (this.finished) return;
         this.waiting.delete(deferred);
-        if (!this.hasRoomFor(answer)) {
-          this.fail("memory", "the script ran out of memory taking the answer of a call");
+        const noRoom = this.roomFor(answer);
+        if (noRoom) {
+          // Stopped while it made room (its time ran out), or out of memory.
+          if (noRoom.kind === "interrupted") this.fail("interrupted", noRoom.message);
+          else this.fail("memory", "the script ran out of memory taking the answer of a call");
           return;
         }
         const text = this.context.newString(answer);
@@ -179,24 +183,25 @@ class QuickJSRun {
   }
 
   /**
-   * Whether the engine can take a string in: quickjs-emscripten copies it in
-   * with an allocation it does not check (a failed one writes from address
-   * 0), then QuickJS makes its own string of it. Room for both, made inside
-   * QuickJS and let go just before, is there for them.
+   * Makes room in the engine for a string, or says why it could not:
+   * quickjs-emscripten copies a string in with an allocation it does not
+   * check (a failed one writes from address 0), then QuickJS makes its own
+   * string of it. Room for both, made inside QuickJS and let go just before,
+   * is there for them.
    */
-  private hasRoomFor(text: string): boolean {
-    if (!this.room) return false;
+  private roomFor(text: string): ReturnType<typeof describe> | undefined {
     const utf8 = Buffer.byteLength(text);
     const latin1 = utf8 === text.length;
     const size = this.context.newNumber(utf8 + 1 + (latin1 ? utf8 : 2 * text.length) + 256);
-    const made = this.context.callFunction(this.room, this.context.undefined, size);
+    const made = this.context.callFunction(this.room!, this.context.undefined, size);
     size.dispose();
-    if (made.error) {
-      made.error.dispose();
-      return false;
+    if (!made.error) {
+      made.value.dispose();
+      return undefined;
     }
-    made.value.dispose();
-    return true;
+    const why = describe(this.context, made.error);
+    made.error.dispose();
+    return why;
   }
 
   /** Runs what the resolved host answers made ready; a failure inside is the script's. */
