@@ -237,16 +237,15 @@ export class Broker {
     this.mayReach(principal, "tree", under.path);
     await this.admit(principal, under.path);
     const query = salientQuery(request.query, MAX_QUERY_CHARS);
+    const mayCall = (path: string) => allows(principal, "call", path);
     const hits = await this.parts.toolSearch.search({
       query: query.text,
       limit: request.limit,
       signal,
       accepts: (path) =>
-        isWithin(path, under.path) &&
-        tree.get(path)?.type === "tool" &&
-        allows(principal, "call", path),
+        isWithin(path, under.path) && tree.get(path)?.type === "tool" && mayCall(path),
       // Ranked among the tools the caller may call alone: what others may see changes nothing.
-      caller: { key: principal.scopes.join("\n"), may: (path) => allows(principal, "call", path) },
+      caller: { key: principal.scopes.join("\n"), may: mayCall },
     });
     const warming = this.parts.toolSearch.warming;
     const notices = [

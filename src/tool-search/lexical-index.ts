@@ -180,19 +180,19 @@ export class LexicalIndex {
         const doc = list[i]!;
         if (!seen(doc)) continue;
         let tf = 0;
+        let nameTf = 0;
         for (let f = 0; f < FIELDS.length; f++) {
           const count = list[i + 1 + f]!;
           if (count === 0) continue;
           const length = this.lengths[doc * FIELDS.length + f]!;
-          tf += (WEIGHTS[f]! * count) / (1 - B + (B * length) / average[f]!);
+          const norm = 1 - B + (B * length) / average[f]!;
+          tf += (WEIGHTS[f]! * count) / norm;
+          if (f === NAME) nameTf = count / norm;
         }
-        const inName = list[i + 1 + NAME]!;
-        const nameTf =
-          inName / (1 - B + (B * this.lengths[doc * FIELDS.length + NAME]!) / average[NAME]!);
         if (scores[doc] === 0) touched.push(doc);
         scores[doc]! +=
           weight *
-          (saturated(idf, tf) + (inName > 0 ? NAME_ALONE * saturated(nameIdf, nameTf) : 0));
+          (saturated(idf, tf) + (nameTf > 0 ? NAME_ALONE * saturated(nameIdf, nameTf) : 0));
       }
     }
     return touched

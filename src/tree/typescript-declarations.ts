@@ -1,3 +1,4 @@
+import { lastSegment } from "./path.js";
 import type { ToolEntry } from "./tree.js";
 
 /** Deeper schemas are `unknown` past this: a declaration is for reading, not for every detail. */
@@ -54,7 +55,7 @@ export function typescriptDeclarations(tools: readonly DeclaredTool[]): string {
  * typescriptSignature(sum) // 'get-sum(args: {\n  a: number;\n  b: number;\n}): Promise<ContentBlock[]>;'
  */
 export function typescriptSignature(tool: DeclaredTool): string {
-  return printTool(tool.path.split("/").at(-1) || tool.toolName, tool, "", false);
+  return printTool(lastSegment(tool.path) || tool.toolName, tool, "", false);
 }
 
 /** What a declaration says of a tool. */

@@ -32,7 +32,7 @@ export const CallRequest = z.strictObject({
     .describe("Arguments of the tool, as its args_schema says."),
 });
 
-/** The longest query taken: a request for a tool is a sentence, not a document. */
+/** The longest query searched as it is: a request for a tool is a sentence, not a document. */
 export const MAX_QUERY_CHARS = 1000;
 /** The longest request taken: longer than MAX_QUERY_CHARS is searched on its salient part. */
 export const MAX_QUERY_INPUT_CHARS = 100_000;

@@ -61,10 +61,10 @@ const META_TOOLS: Tool[] = [
 export const META_TOOL_NAMES = new Set(META_TOOLS.map((t) => t.name));
 
 /** The most a description of meta_search may grow to with what the tree holds. */
-export const SEARCH_DESCRIPTION_BYTES = 600;
+const SEARCH_DESCRIPTION_BYTES = 600;
 const TREE_DESCRIPTION_BYTES = 200;
 /** What `tools/list` of the meta tools stays within, whatever the tree. */
-export const META_LIST_BYTES = 3072;
+const META_LIST_BYTES = 3072;
 
 /**
  * The meta tools as one caller sees them: `meta_search` names the top-level

@@ -39,9 +39,10 @@ export class EnginePool {
     if (this.count >= this.max) this.dropOldest();
     const key = keyOf(owner, memoryBytes);
     const engines = this.idle.get(key) ?? [];
+    engines.push(engine);
     // Re-inserted: the map's order is the order of last use.
     this.idle.delete(key);
-    this.idle.set(key, [...engines, engine]);
+    this.idle.set(key, engines);
     this.count++;
   }
 
