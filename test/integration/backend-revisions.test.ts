@@ -230,18 +230,28 @@ describe("a pinned revision the backend does not speak", () => {
 });
 
 describe("caching hints of lists", () => {
+  /** A 2026-07-28 list request's result, as admin on the shared broker unless told otherwise. */
   async function list(
     path: string,
     method = "tools/list",
-  ): Promise<{ ttlMs: number; cacheScope: string; resources?: { uri: string }[] }> {
-    const res = await fetch(`${broker.url}${path}`, {
+    to: { url: string; headers: Record<string, string> } = {
+      url: broker.url,
+      headers: bearer(admin),
+    },
+  ): Promise<{
+    ttlMs: number;
+    cacheScope: string;
+    resources?: { uri: string }[];
+    tools?: { name: string; description: string }[];
+  }> {
+    const res = await fetch(`${to.url}${path}`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
         "mcp-protocol-version": "2026-07-28",
         "mcp-method": method,
-        ...bearer(admin),
+        ...to.headers,
       },
       body: JSON.stringify({
         jsonrpc: "2.0",
@@ -288,31 +298,30 @@ describe("caching hints of lists", () => {
       ],
     });
     try {
-      const res = await fetch(`${open.url}/mcp`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "resources/list",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "resources/list",
-          params: {
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-              "io.modelcontextprotocol/clientCapabilities": {},
-            },
-          },
-        }),
-      });
-      const { result } = (await res.json()) as { result: { resources: unknown[] } };
+      const result = await list("/mcp", "resources/list", { url: open.url, headers: {} });
       expect(result.resources).toHaveLength(2);
       expect(result).toMatchObject({ ttlMs: 30_000, cacheScope: "public" });
     } finally {
       await open.close();
     }
+  });
+
+  it("give the meta tools, whose descriptions name the caller's top of the tree, the sources' freshness and the caller's scope", async () => {
+    const modern = await modernHttp();
+    children.push(modern.child);
+    const metaOnly = await startBroker({
+      registry: { predefined: false },
+      expose: "meta",
+      tree: [{ path: "/a", source: { backend: "http", url: modern.url, name: "a" } }],
+    });
+    try {
+      const open = await list("/mcp", "tools/list", { url: metaOnly.url, headers: {} });
+      expect(open.tools!.find((t) => t.name === "meta_search")!.description).toMatch(/Holds: a\b/);
+      expect(open).toMatchObject({ ttlMs: 60_000, cacheScope: "public" });
+    } finally {
+      await metaOnly.close();
+    }
+    // A token's list is filtered by its scopes, and so is the top of the tree its descriptions name.
+    expect(await list("/mcp")).toMatchObject({ ttlMs: 0, cacheScope: "private" });
   });
 });

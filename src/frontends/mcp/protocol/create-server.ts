@@ -122,13 +122,12 @@ export function serveBroker(
         : []),
       ...(showFlat ? broker.callableTools(principal()).map(flatTool) : []),
     ],
-    // Flat tools are as fresh as their sources say; the meta tools change with the tree's top.
-    ...(showFlat
-      ? combinedHint(
-          broker.allSources().map((s) => s.toolsCacheHint()),
-          principal(),
-        )
-      : {}),
+    // Flat tools are as fresh as their sources say, and so are the meta tools, whose
+    // descriptions name the top of the tree those sources build; a token's list is its own.
+    ...combinedHint(
+      broker.allSources().map((s) => s.toolsCacheHint()),
+      principal(),
+    ),
   }));
 
   handleRequest(host, CallToolRequestSchema, handling, async (request, extra) => {
