@@ -21,6 +21,7 @@ interface PublicFleet {
       readonly description: string;
       readonly inputSchema: {
         readonly properties?: Record<string, { description?: string; enum?: unknown[] }>;
+        readonly required?: string[];
       };
     }[];
   }[];
@@ -64,6 +65,7 @@ export function publicTools(set: PublicSet): SearchableTool[] {
       parameters: Object.entries(tool.inputSchema.properties ?? {})
         .flatMap(([name, p]) => [name, p.description ?? "", ...(p.enum ?? []).map(String)])
         .join(" "),
+      requiredParameters: tool.inputSchema.required ?? [],
       context: `${node.path.slice(1)} ${node.summary}`,
     })),
   );

@@ -1,6 +1,7 @@
 import { typescriptSignature } from "../tree/typescript-declarations.js";
 import type { NodeEntry, ToolEntry, Tree, TreeEntry } from "../tree/tree.js";
 import { lastSegment } from "../tree/path.js";
+import type { ToolHit } from "../tool-search/tool-search.js";
 import type { SourceStatus } from "../contract/router.js";
 import type {
   EntryDescription,
@@ -73,7 +74,7 @@ function describeTool(leaf: ToolEntry): ToolDescription {
 
 export function foundTool(
   leaf: ToolEntry,
-  hit: { score: number; matched?: Readonly<Record<string, readonly string[]>> | undefined },
+  hit: Pick<ToolHit, "score" | "matched" | "prerequisiteOf">,
   withSchema: boolean,
 ): FoundTool {
   const out: FoundTool = {
@@ -82,6 +83,7 @@ export function foundTool(
     score: Number(hit.score.toPrecision(4)),
   };
   if (hit.matched) out.matched = { ...hit.matched };
+  if (hit.prerequisiteOf) out.prerequisite_of = { ...hit.prerequisiteOf };
   if (withSchema) {
     out.args_schema = leaf.tool.inputSchema;
     out.declaration = typescriptSignature(leaf);

@@ -11,6 +11,8 @@ export interface SearchableTool {
   readonly description: string;
   /** Parameter names and their descriptions. */
   readonly parameters: string;
+  /** The parameters it requires: a tool requiring `movie_id` needs one that finds movies. */
+  readonly requiredParameters?: readonly string[];
   /** Where it sits: the path's segments and the summaries of the nodes above it. */
   readonly context: string;
 }

@@ -26,6 +26,7 @@ export function searchableTools(tree: Tree): SearchableTool[] {
         ? leaf.description
         : `${leaf.summary} ${leaf.description}`,
       parameters: parameterText(leaf.tool.inputSchema),
+      requiredParameters: leaf.tool.inputSchema.required ?? [],
       context: [...segments.slice(0, -1), ...ancestors.map(nodeText)].join(" "),
     };
   });

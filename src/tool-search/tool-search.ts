@@ -1,6 +1,7 @@
 import type { Logger } from "../contract/log.js";
 import { analyze } from "./analyze.js";
 import { LexicalIndex, type Field, type Visible, type WeightedTerm } from "./lexical-index.js";
+import { Prerequisites, type Prerequisite } from "./prerequisites.js";
 import { fuseRanks } from "./rank-fusion.js";
 import type { SearchableTool } from "./searchable-tool.js";
 import type { SemanticIndex } from "./semantic-index.js";
@@ -43,6 +44,8 @@ export interface ToolHit {
   readonly score: number;
   /** The request's words the tool has, and in which of its fields: why it was found. */
   readonly matched?: Readonly<Record<string, readonly Field[]>>;
+  /** Found as the tool that finds an id the hit before it takes: that hit, and the parameter. */
+  readonly prerequisiteOf?: Prerequisite;
 }
 
 /**
@@ -57,6 +60,7 @@ export interface ToolHit {
  */
 export class ToolSearch {
   private readonly lexical = new LexicalIndex();
+  private readonly prerequisites = new Prerequisites();
   /** What each indexed tool's texts were, to see which changed. */
   private readonly indexed = new Map<string, string>();
   /** New and changed tools not put yet, by path: the latest version of each. */
@@ -92,6 +96,7 @@ export class ToolSearch {
       if (seen.has(path)) continue;
       this.indexed.delete(path);
       this.lexical.remove(path);
+      this.prerequisites.remove(path);
       this.options.semantic?.remove(path);
       this.version++;
     }
@@ -121,6 +126,7 @@ export class ToolSearch {
       this.version++;
       this.indexed.set(path, signatureOf(tool));
       for (const word of this.lexical.put(tool)) words.push(word);
+      this.prerequisites.put(tool);
       this.options.semantic?.put(tool);
       if (performance.now() > until) break;
     }
@@ -140,12 +146,11 @@ export class ToolSearch {
             semantic.filter((h) => request.accepts(h.path)).map((h) => h.path),
           ]);
     const words = wordsOf(request.query);
-    const out: ToolHit[] = [];
-    for (const hit of ranked) {
-      if (out.length >= request.limit) break;
-      if (!request.accepts(hit.path)) continue;
+    const out = new Map<string, ToolHit>();
+    const add = (hit: ToolHit): void => {
       const matched = this.lexical.matched(hit.path, words.keys());
-      out.push(
+      out.set(
+        hit.path,
         matched.size === 0
           ? hit
           : {
@@ -153,8 +158,23 @@ export class ToolSearch {
               matched: Object.fromEntries([...matched].map(([t, f]) => [words.get(t)!, f])),
             },
       );
+    };
+    for (const hit of ranked) {
+      if (out.size >= request.limit) break;
+      if (out.has(hit.path) || !request.accepts(hit.path)) continue;
+      add(hit);
+      // A task naming what a tool does rarely names the search that gives its ids: it follows.
+      for (const prerequisite of this.prerequisites.of(hit.path)) {
+        if (out.size >= request.limit) break;
+        if (out.has(prerequisite.path) || !request.accepts(prerequisite.path)) continue;
+        add({
+          path: prerequisite.path,
+          score: hit.score,
+          prerequisiteOf: { path: hit.path, parameter: prerequisite.parameter },
+        });
+      }
     }
-    return out;
+    return [...out.values()];
   }
 
   /** A caller's visible set, made again only when the index changed since. */

@@ -232,6 +232,51 @@ describe("the index follows the tree", () => {
       .toContain("/registry/tide_tables/high_water");
   });
 
+  it("lists after a hit the tool that finds the id it requires, saying so", async () => {
+    const res = await broker.post(
+      "/rpc",
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/register",
+        params: {
+          tool: {
+            name: "lighthouses",
+            description: "Lighthouses of the coast",
+            category: "OCEAN",
+            endpoint: service.url,
+            functions: [
+              {
+                name: "search_lighthouses",
+                description: "Lighthouses by name",
+                parameters: { type: "object", properties: { name: { type: "string" } } },
+              },
+              {
+                name: "beam_range",
+                description: "How far the beam of a lighthouse reaches",
+                parameters: {
+                  type: "object",
+                  properties: { lighthouse_id: { type: "string" } },
+                  required: ["lighthouse_id"],
+                },
+              },
+            ],
+          },
+        },
+      },
+      bearer(admin),
+    );
+    expect(res.body.error).toBeUndefined();
+    const found = async () =>
+      (await search({ query: "how far does the beam of Ar-Men reach", limit: 2 })).body;
+    await expect
+      .poll(async () => paths({ body: await found() }), { timeout: 1000 })
+      .toEqual(["/registry/lighthouses/beam_range", "/registry/lighthouses/search_lighthouses"]);
+    expect((await found()).results[1]).toMatchObject({
+      prerequisite_of: { path: "/registry/lighthouses/beam_range", parameter: "lighthouse_id" },
+    });
+  });
+
   it("follows a reload of the config", async () => {
     const before = await search({ query: "harbour lighthouse keeper" });
     expect(paths(before)).not.toContain("/fx/pid");

@@ -227,3 +227,45 @@ describe("ToolSearch for a caller who sees part of the tree", () => {
     expect(counted[0]!.score).not.toBeCloseTo(alone[0]!.score, 9);
   });
 });
+
+describe("a hit that requires an id", () => {
+  const tmdb = [
+    {
+      ...tool("/tmdb/movie_credits", "Get the cast and crew of a movie: actors and director"),
+      requiredParameters: ["movie_id"],
+    },
+    tool(
+      "/tmdb/search_movie",
+      "Search for movies by their original, translated and alternative titles",
+    ),
+    tool("/tmdb/tv_credits", "Get the cast and crew of a TV show"),
+  ];
+
+  it("is followed by the tool that finds that id, which says for what", async () => {
+    const search = new ToolSearch({ log: silent });
+    search.update(tmdb);
+    const hits = await search.search({
+      query: "who directed Titanic",
+      limit: 5,
+      accepts: everything,
+    });
+    expect(hits.map((h) => h.path)).toEqual(["/tmdb/movie_credits", "/tmdb/search_movie"]);
+    expect(hits[1]).toMatchObject({
+      score: hits[0]!.score,
+      prerequisiteOf: { path: "/tmdb/movie_credits", parameter: "movie_id" },
+    });
+  });
+
+  it("is not followed by a finder the caller may not have, nor past the limit", async () => {
+    const search = new ToolSearch({ log: silent });
+    search.update(tmdb);
+    const query = "who directed Titanic";
+    const notSearch = (path: string) => path !== "/tmdb/search_movie";
+    expect(
+      (await search.search({ query, limit: 5, accepts: notSearch })).map((h) => h.path),
+    ).toEqual(["/tmdb/movie_credits"]);
+    expect(
+      (await search.search({ query, limit: 1, accepts: everything })).map((h) => h.path),
+    ).toEqual(["/tmdb/movie_credits"]);
+  });
+});

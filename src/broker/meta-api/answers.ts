@@ -63,6 +63,8 @@ export interface FoundTool {
   score: number;
   /** The request's words the tool has, each with the fields that have it. */
   matched?: Record<string, readonly string[]>;
+  /** Listed for the hit before it: the tool that finds the id that hit's `parameter` takes. */
+  prerequisite_of?: { path: string; parameter: string };
   args_schema?: ToolEntry["tool"]["inputSchema"];
   /** The same as TypeScript, as `meta_desc` format typescript declares it for meta_run. */
   declaration?: string;
