@@ -32,6 +32,8 @@ export interface PublicQuery {
   readonly set: string;
   readonly q: string;
   readonly gold: readonly string[];
+  /** A hash of its dataset and text: names it without quoting it. */
+  readonly id: string;
   readonly heldOut: boolean;
 }
 
@@ -51,7 +53,10 @@ export function loadPublicSet(): PublicSet | string {
   const queries = loadJson<{ set: string; q: string; gold: string[] }[]>(join(dir, "queries.json"));
   return {
     nodes: fleet.nodes,
-    queries: queries.map((q) => ({ ...q, heldOut: fnv1a(`${q.set}\n${q.q}`) % 4 === 0 })),
+    queries: queries.map((q) => {
+      const hash = fnv1a(`${q.set}\n${q.q}`);
+      return { ...q, id: hash.toString(16).padStart(8, "0"), heldOut: hash % 4 === 0 };
+    }),
   };
 }
 
