@@ -9,6 +9,7 @@ import { listenBanner } from "./app/listen-banner.js";
 import { packageVersion } from "./contract/version.js";
 import { ConfigError } from "./config/errors.js";
 import { loadConfig } from "./config/load.js";
+import { importClientConfig, writeNewFile } from "./config/import-client-config.js";
 import { skeletonWithRegistry } from "./broker/registry-tree.js";
 import { ConfigSchema } from "./sources/kinds.js";
 import { serveMcpStdio } from "./frontends/mcp/index.js";
@@ -32,13 +33,23 @@ const ignoreBroken = () =>
     "leave out, with a warning, a source that fails to start or a tool that cannot be mounted, instead of refusing to start",
   );
 
+/** Where `serve CONFIG` listens when no address is given. */
+const DEFAULT_LISTEN = "127.0.0.1:8100";
+
 program
   .command("serve", { isDefault: true })
   .description(
     "serve the meta API (POST /meta_tree, /meta_desc, /meta_search, /meta_call), MCP at /mcp and GET /healthz",
   )
-  .argument("<listen>", "HOST:PORT to listen on, such as 127.0.0.1:8100")
-  .argument("<config>", "the JSON config file")
+  .usage("[options] [HOST:PORT] <config> [secret]")
+  .argument(
+    "<listen-or-config>",
+    `HOST:PORT to listen on, such as 127.0.0.1:8100; or, alone, the config file (then ${DEFAULT_LISTEN})`,
+  )
+  .argument(
+    "[config]",
+    "the config file: the broker's own, or a client's list of servers (mcpServers, VS Code's servers, Codex's config.toml), JSON, JSONC or TOML",
+  )
   .argument(
     "[secret]",
     "demand `Authorization: Bearer SECRET` on every endpoint but /healthz (or set MCP_BROKER_SECRET)",
@@ -49,11 +60,13 @@ program
   .option("--dump-tree", "print the tree and exit")
   .action(
     async (
-      listen: string,
-      configFile: string,
+      first: string,
+      second: string | undefined,
       secret: string | undefined,
       opts: { reload?: boolean; ignoreBrokenTool?: boolean; logLevel: string; dumpTree?: boolean },
     ) => {
+      // `serve CONFIG` alone listens on the default address; otherwise the address comes first.
+      const [listen, configFile] = second === undefined ? [DEFAULT_LISTEN, first] : [first, second];
       const log = createLogger(opts.logLevel);
       if (opts.dumpTree) return printTree(configFile, log, opts.ignoreBrokenTool);
       const { host, port } = parseListenAddress(listen);
@@ -80,6 +93,24 @@ program
   );
 
 program
+  .command("import")
+  .description(
+    "write the broker config equivalent to a client's list of servers (Claude Desktop, Claude Code, Cursor, Windsurf, Cline, Gemini CLI, VS Code, Codex CLI)",
+  )
+  .argument(
+    "<file>",
+    "the client's file, such as claude_desktop_config.json or ~/.codex/config.toml",
+  )
+  .option("--out <file>", "write it to this new file instead of stdout")
+  .action(async (file: string, opts: { out?: string }) => {
+    const { json, warnings } = await importClientConfig(file);
+    for (const warning of warnings) process.stderr.write(`mcp-broker: ${file}: ${warning}\n`);
+    if (opts.out === undefined) return void process.stdout.write(json);
+    await writeNewFile(opts.out, json);
+    process.stderr.write(`mcp-broker: wrote ${opts.out}\n`);
+  });
+
+program
   .command("stdio")
   .description("serve MCP over stdin/stdout, for desktop clients")
   .argument("<config>", "the JSON config file")
@@ -97,7 +128,9 @@ program
       const log = createLogger(opts.logLevel);
       const shutdown = onShutdown(log);
       const telemetry = await startTelemetry(log);
-      const config = await loadConfig(configFile, ConfigSchema);
+      const config = await loadConfig(configFile, ConfigSchema, {
+        warn: (message) => log.warn(message),
+      });
       const broker = await Broker.start(config, {
         log,
         ignoreBroken: opts.ignoreBrokenTool,
@@ -193,8 +226,9 @@ program
   .description("validate a config file without starting anything")
   .argument("<config>", "the JSON config file")
   .action(async (configFile: string) => {
+    const warn = (message: string) => process.stderr.write(`mcp-broker: ${message}\n`);
     const skeleton = skeletonWithRegistry(
-      await loadConfig(configFile, ConfigSchema),
+      await loadConfig(configFile, ConfigSchema, { warn }),
       [],
       configFile,
     );
@@ -204,10 +238,10 @@ program
   });
 
 async function printTree(configFile: string, log: Logger, ignoreBroken?: boolean): Promise<void> {
-  const broker = await Broker.start(await loadConfig(configFile, ConfigSchema), {
-    log,
-    ignoreBroken,
+  const config = await loadConfig(configFile, ConfigSchema, {
+    warn: (message) => log.warn(message),
   });
+  const broker = await Broker.start(config, { log, ignoreBroken });
   try {
     process.stdout.write(dumpTree(broker.tree()));
   } finally {

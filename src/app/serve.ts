@@ -38,7 +38,8 @@ export interface RunningServer {
 /** Loads the config, starts the sources and serves HTTP until closed. */
 export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
   const { log } = options;
-  let config = await loadConfig(options.configFile, ConfigSchema);
+  const warn = (message: string) => log.warn(message);
+  let config = await loadConfig(options.configFile, ConfigSchema, { warn });
   checkResourceKnown(options.host, config, options.configFile);
   const broker = await Broker.start(config, {
     log,
@@ -91,7 +92,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
 
   const watcher = options.reload
     ? watchConfig(options.configFile, log, async () => {
-        const next = await loadConfig(options.configFile, ConfigSchema);
+        const next = await loadConfig(options.configFile, ConfigSchema, { warn });
         checkResourceKnown(options.host, next, options.configFile);
         await broker.reload(next);
         config = next;

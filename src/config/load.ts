@@ -1,33 +1,50 @@
 import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import type { z } from "zod";
 import type { Config } from "./schema.js";
 import { ConfigError, jsonPath } from "./errors.js";
 import { substituteEnv } from "./env.js";
+import { inConfigFolder } from "./config-folder.js";
+import { translateClientConfig, type TranslatedConfig } from "./client-configs/index.js";
+import { readDocument } from "./read-document.js";
 
 /** The config's schema, with the `source` of every kind (sources/kinds.ts assembles it). */
 export type ConfigSchemaOf = z.ZodType<Config>;
 
-/** Parses, substitutes `${ENV}` and validates a config given as text. */
+/** Says what a client's config file held that the broker does not carry over. */
+export type ConfigWarn = (message: string) => void;
+
+/**
+ * Parses, translates a client's list of servers into the broker's format,
+ * substitutes `${ENV}` and validates a config given as text.
+ */
 export function parseConfig(
   text: string,
   file: string,
   schema: ConfigSchemaOf,
   env: NodeJS.ProcessEnv,
+  warn?: ConfigWarn,
 ): Config {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError(file, [`not valid JSON: ${(err as Error).message}`]);
-  }
+  const doc = readDocument(text, file);
+  const translated = translateClientConfig(doc, resolve(file));
+  for (const warning of translated?.warnings ?? []) warn?.(`${file}: ${warning}`);
   const problems: string[] = [];
-  const substituted = substituteEnv(raw, env, problems);
-  if (problems.length > 0) throw new ConfigError(file, problems);
-  const result = schema.safeParse(substituted);
-  if (!result.success) {
-    throw new ConfigError(file, describeIssues(result.error.issues, []));
+  const substituted = substituteEnv(translated?.config ?? doc, env, problems);
+  if (problems.length === 0) {
+    const result = schema.safeParse(substituted);
+    if (result.success) return result.data;
+    problems.push(...describeIssues(result.error.issues, []));
   }
-  return result.data;
+  throw new ConfigError(file, translated ? problems.map(inServerTerms(translated)) : problems);
+}
+
+/** A problem of a translated config, `$.tree[2]…`, named by the server it came from. */
+function inServerTerms(translated: TranslatedConfig): (problem: string) => string {
+  return (problem) =>
+    problem.replace(/^\$\.tree\[(\d+)\]/, (at, index: string) => {
+      const path = translated.config.tree[Number(index)]?.path;
+      return typeof path === "string" ? `server "${path.slice(1)}" (read as ${at})` : at;
+    });
 }
 
 /** Why a config file cannot be read, for the codes a mistyped or misplaced file gives. */
@@ -38,11 +55,14 @@ const UNREADABLE: Readonly<Record<string, string>> = {
   ENOTDIR: "a part of its path is not a folder",
 };
 
-/** Reads and validates a config file; every failure is a ConfigError naming the file. */
+/**
+ * Reads and validates a config file; every failure is a ConfigError naming
+ * the file. Its relative paths are resolved against its folder.
+ */
 export async function loadConfig(
   file: string,
   schema: ConfigSchemaOf,
-  env: NodeJS.ProcessEnv = process.env,
+  options: { env?: NodeJS.ProcessEnv; warn?: ConfigWarn } = {},
 ): Promise<Config> {
   let text: string;
   try {
@@ -53,7 +73,9 @@ export async function loadConfig(
       code === undefined ? (err as Error).message : `${UNREADABLE[code] ?? code} (${code})`;
     throw new ConfigError(file, [`cannot read the file: ${why}`]);
   }
-  return parseConfig(text, file, schema, env);
+  return inConfigFolder(dirname(resolve(file)), () =>
+    parseConfig(text, file, schema, options.env ?? process.env, options.warn),
+  );
 }
 
 /**

@@ -5,6 +5,7 @@
  * What a `source` may hold is each source kind's own schema: `configSchema`
  * takes them (sources/kinds.ts lists the kinds), so this file knows none.
  */
+import { ConfigPath, fromConfigFolder } from "./config-folder.js";
 import { z } from "zod";
 
 export const RENDER_MODES = ["mcp", "text", "json"] as const;
@@ -407,6 +408,12 @@ export const CmsDatabaseUrl = z
   .regex(
     /^(sqlite:.+|mysql:\/\/.+|postgres(ql)?:\/\/.+)$/,
     "expected sqlite:PATH, mysql://… or postgres://…",
+  )
+  // A SQLite file is a path like any other: from the config's folder.
+  .transform((url) =>
+    url.startsWith("sqlite:") && url !== "sqlite::memory:"
+      ? `sqlite:${fromConfigFolder(url.slice("sqlite:".length))}`
+      : url,
   );
 
 /** The prefix of an Evolution CMS site's tables. */
@@ -495,7 +502,7 @@ export function configSchema(
       ),
     audit: z
       .strictObject({
-        file: z.string().optional().describe("Also append one JSON line per call to this file."),
+        file: ConfigPath.optional().describe("Also append one JSON line per call to this file."),
       })
       .optional(),
     http: z

@@ -2,8 +2,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 export const CLI = fileURLToPath(new URL("../../src/cli.ts", import.meta.url));
+/** tsx's loader by its path: found from any working directory, as a desktop client's. */
+const TSX = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 /** argv that runs the CLI from source with the Node running the tests. */
-export const cliArgv = (...args: string[]) => [process.execPath, "--import", "tsx", CLI, ...args];
+export const cliArgv = (...args: string[]) => [process.execPath, "--import", TSX, CLI, ...args];
 
 export interface CliResult {
   code: number | null;

@@ -41,14 +41,14 @@ describe("the command line", () => {
       "--ignore-broken-tool",
       "--log-level",
       "--dump-tree",
-      "<listen>",
+      "[HOST:PORT]",
       "<config>",
       "[secret]",
     ]) {
       expect(stdout).toContain(option);
     }
     const top = await runCli("--help");
-    for (const command of ["serve", "stdio", "dump-tree", "check-config"])
+    for (const command of ["serve", "import", "stdio", "dump-tree", "check-config"])
       expect(top.stdout).toContain(command);
   });
 

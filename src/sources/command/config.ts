@@ -1,5 +1,6 @@
 /** The `source` fields of local commands served as tools. */
 import { z } from "zod";
+import { ConfigPath, WorkingDirectory } from "../../config/config-folder.js";
 import { mountFields } from "../../config/schema.js";
 import { ENV_NAME } from "../../config/env-name.js";
 
@@ -21,7 +22,7 @@ export const CommandToolSchema = z
       .describe('Per argument, the argv elements it adds; "{value}" is the value, one element.'),
     max_bytes: z.int().positive().optional().describe("stdout read at most; default 1 MiB."),
     timeout_ms: z.int().positive().optional().describe("Default 30000."),
-    cwd: z.string().optional(),
+    cwd: ConfigPath.optional(),
     env: z.array(ENV_NAME).optional().describe("Variables passed through; nothing else is."),
   })
   .superRefine((tool, ctx) => {
@@ -63,7 +64,9 @@ const CommandFieldsSchema = z.strictObject({
     .min(1)
     .optional()
     .describe("With a preset: the program its command lines run; default the preset's."),
-  cwd: z.string().optional().describe("Working directory of every tool without its own."),
+  cwd: WorkingDirectory.describe(
+    "Working directory of every tool without its own; relative to the config file's folder, which is the default.",
+  ),
   network: z
     .boolean()
     .optional()

@@ -1,5 +1,6 @@
 /** The `source` fields of MCP servers: a program over stdio, or a Streamable HTTP URL. */
 import { z } from "zod";
+import { WorkingDirectory } from "../../config/config-folder.js";
 import { mountFields } from "../../config/schema.js";
 
 /**
@@ -50,7 +51,7 @@ export const StdioSourceSchema = z.strictObject({
     .describe(
       "Extra environment; the child otherwise gets only PATH, HOME and a few safe variables.",
     ),
-  cwd: z.string().optional(),
+  cwd: WorkingDirectory,
   revision: RevisionSchema,
   start_timeout_s: StartTimeoutSchema,
   max_list_pages: MaxListPagesSchema,

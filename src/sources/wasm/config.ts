@@ -2,17 +2,17 @@
 import { z } from "zod";
 import { mountFields } from "../../config/schema.js";
 import { ENV_NAME } from "../../config/env-name.js";
+import { ConfigPath } from "../../config/config-folder.js";
 
 export const WasmSourceSchema = z.strictObject({
   backend: z.literal("wasm"),
-  component: z
-    .string()
-    .min(1)
-    .describe("Path to a .wasm component that exports wasix:mcp/router@25.3.26."),
+  component: ConfigPath.describe(
+    "Path to a .wasm component that exports wasix:mcp/router@25.3.26.",
+  ),
   permissions: z
     .strictObject({
       dirs: z
-        .record(z.string(), z.string().min(1))
+        .record(z.string(), ConfigPath)
         .superRefine((dirs, ctx) => {
           for (const guest of Object.keys(dirs))
             if (!guest.startsWith("/"))
@@ -40,11 +40,9 @@ export const WasmSourceSchema = z.strictObject({
     .max(4096)
     .optional()
     .describe("Memory of one instance, WebAssembly and JavaScript heap each; default 256."),
-  cache_dir: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("Where transpiled components are kept; default ~/.cache/mcp-broker/wasm."),
+  cache_dir: ConfigPath.optional().describe(
+    "Where transpiled components are kept; default ~/.cache/mcp-broker/wasm.",
+  ),
   instances: z
     .int()
     .min(1)

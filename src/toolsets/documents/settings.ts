@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { ConfigPath } from "../../config/config-folder.js";
 import { Seconds } from "../../config/schema.js";
 
 /** `toolsets.documents`. */
 export const DocumentsSettings = z.strictObject({
   roots: z
-    .array(z.string().min(1))
+    .array(ConfigPath)
     .optional()
     .describe("Folders whose files file:// URLs may name; none by default (no file:// at all)."),
   allow_private_networks: z

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ConfigPath } from "../../config/config-folder.js";
 import { CmsDatabaseUrl, CmsTablePrefix, Seconds } from "../../config/schema.js";
 
 /** `toolsets.search`. */
@@ -8,7 +9,7 @@ export const WebSearchSettings = z.strictObject({
     .optional()
     .describe("A SearXNG instance whose JSON API answers web_search and news_search."),
   folders: z
-    .array(z.string().min(1))
+    .array(ConfigPath)
     .optional()
     .describe(
       "Folders of .txt, .md and .html files indexed at start-up and kept fresh, searched offline.",
