@@ -16,6 +16,16 @@ import { mcpEndpoints, type SessionLimits } from "../frontends/mcp/index.js";
 import { metaRoutes } from "../frontends/rest/index.js";
 import { rpcRoutes } from "../frontends/rpc/index.js";
 
+/** Where clients look for an authorization server at the resource's own origin. */
+const AUTHORIZATION_SERVER_PATHS = [
+  "/.well-known/oauth-authorization-server",
+  "/.well-known/oauth-authorization-server/*",
+  "/.well-known/openid-configuration",
+  "/.well-known/openid-configuration/*",
+  "/register",
+  "/authorize",
+  "/token",
+];
 export const DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
 
 export interface HttpAppOptions {
@@ -72,6 +82,15 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     return c.json({ error: e.toJSON() }, HTTP_STATUS[e.kind]);
   });
+  const notAnAuthorizationServer = () => {
+    const oauth = options.credentials().oauth;
+    throw new BrokerError(
+      "not_found",
+      oauth
+        ? `the broker is not an authorization server: get a token from ${oauth.resource.issuer}, as ${RESOURCE_METADATA_PATH} says`
+        : "the broker is not an authorization server and takes no OAuth sign-in: send the token its config gives you as Authorization: Bearer <token>",
+    );
+  };
   // The protected resource metadata (RFC 9728) is for anyone: it says where to get a token.
   const resourceMetadata = (c: Context<AuthEnv>) => {
     const oauth = options.credentials().oauth;
@@ -115,6 +134,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use("*", traceContext());
   app.get(RESOURCE_METADATA_PATH, resourceMetadata);
   app.get(`${RESOURCE_METADATA_PATH}/*`, resourceMetadata);
+  // Clients look for an authorization server at the broker's origin (the 2025-03-26 way) and
+  // try to register with it: a 401 there reads as "registration rejected", a 404 as "none here".
+  for (const path of AUTHORIZATION_SERVER_PATHS) app.all(path, notAnAuthorizationServer);
   // The console's page and scripts are for anyone; what it shows comes from the API below.
   app.route("/", consoleAssets());
   app.use(

@@ -37,6 +37,29 @@ describe("tokens and scopes over REST", () => {
     expect(raw.headers.get("www-authenticate")).toBe('Bearer realm="mcp-broker"');
   });
 
+  it("says how to pass a token when none came, and is no authorization server to look for", async () => {
+    const res = await broker.post("/mcp", {});
+    expect(res.status).toBe(401);
+    expect(res.body.error.message).toContain(
+      "this broker takes the tokens its config lists (no OAuth sign-in)",
+    );
+    // Clients that find no OAuth (404) ask for the token; a 401 here read as "registration rejected".
+    for (const [method, path] of [
+      ["GET", "/.well-known/oauth-authorization-server"],
+      ["GET", "/.well-known/oauth-authorization-server/mcp"],
+      ["GET", "/.well-known/openid-configuration"],
+      ["POST", "/register"],
+      ["GET", "/authorize"],
+      ["POST", "/token"],
+    ]) {
+      const found = await fetch(`${broker.url}${path}`, { method });
+      expect(found.status, path).toBe(404);
+      expect(((await found.json()) as any).error.message).toContain(
+        "the broker is not an authorization server",
+      );
+    }
+  });
+
   it("403 for a known token outside its scopes, naming token and path", async () => {
     const res = await broker.post("/meta_call", { path: "/fx/pid", args: {} }, bearer(caller));
     expect(res.status).toBe(403);

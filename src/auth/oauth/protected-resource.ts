@@ -20,6 +20,11 @@ export class ProtectedResource {
     this.scopeMap = settings.scope_map ?? {};
   }
 
+  /** The authorization server that issues its tokens. */
+  get issuer(): string {
+    return this.settings.issuer;
+  }
+
   /** The resource a request addresses: an MCP endpoint's path, or "" for the broker. */
   static pathOf(requestPath: string): string {
     return MCP_ENDPOINT.test(requestPath) ? requestPath : "";

@@ -63,9 +63,21 @@ export function tokenAuth(options: TokenAuthOptions): MiddlewareHandler<AuthEnv>
     );
     options.refused?.(reason);
     return Response.json(
-      { error: { kind: "unauthenticated", message: MESSAGES[reason] } },
+      {
+        error: {
+          kind: "unauthenticated",
+          message: MESSAGES[reason] + (reason === "invalid" ? "" : howToAuthenticate()),
+        },
+      },
       { status: HTTP_STATUS.unauthenticated },
     );
+  };
+  // A client that sent nothing may not know what to send: clients mostly expect OAuth.
+  const howToAuthenticate = () => {
+    const oauth = options.credentials().oauth;
+    return oauth
+      ? `; get one from ${oauth.resource.issuer}, as WWW-Authenticate's resource_metadata says`
+      : "; this broker takes the tokens its config lists (no OAuth sign-in): configure the client to send its token in that header";
   };
   const challenge = (reason: RefusalReason) => (c: Context<AuthEnv>) => {
     const oauth = options.credentials().oauth;
