@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { homedir } from "node:os";
+import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { createToken } from "./auth/create-token.js";
 import { generateDemo } from "./toolsets/emcp/demo/generate.js";
@@ -9,6 +11,9 @@ import { listenBanner } from "./app/listen-banner.js";
 import { packageVersion } from "./contract/version.js";
 import { ConfigError } from "./config/errors.js";
 import { loadConfig } from "./config/load.js";
+import { CLIENT_TARGETS } from "./connect/clients.js";
+import { planConnection, writeConnection } from "./connect/connection.js";
+import { selfCommand } from "./connect/self-command.js";
 import { importClientConfig, writeNewFile } from "./config/import-client-config.js";
 import { skeletonWithRegistry } from "./broker/registry-tree.js";
 import { ConfigSchema } from "./sources/kinds.js";
@@ -109,6 +114,88 @@ program
     await writeNewFile(opts.out, json);
     process.stderr.write(`mcp-broker: wrote ${opts.out}\n`);
   });
+
+program
+  .command("connect")
+  .description(
+    `print (or, with --write, merge into the client's own file) what a client needs to reach this broker: ${CLIENT_TARGETS.map((c) => c.id).join(", ")}`,
+  )
+  .argument("<client>", CLIENT_TARGETS.map((c) => c.id).join(", "))
+  .argument(
+    "[config]",
+    "the broker's config file: for clients that start it over stdio, and to see whether it asks for tokens",
+  )
+  .option("--url <url>", "the broker's MCP endpoint", `http://${DEFAULT_LISTEN}/mcp`)
+  .option("--name <name>", "the broker's name in the client's list", "mcp-broker")
+  .option(
+    "--token-env <name>",
+    "send the token held by this environment variable (default MCP_BROKER_TOKEN where the config asks for tokens)",
+  )
+  .option("--token <token>", "send this token, written into the client's file as it is")
+  .option("--file <file>", "the client's file, where it is not in the usual place")
+  .option("--write", "merge it into the client's file, keeping a backup of what was there")
+  .action(
+    async (
+      id: string,
+      configFile: string | undefined,
+      opts: {
+        url: string;
+        name: string;
+        tokenEnv?: string;
+        token?: string;
+        file?: string;
+        write?: boolean;
+      },
+    ) => {
+      const client = CLIENT_TARGETS.find((c) => c.id === id);
+      if (!client)
+        throw new Error(
+          `no client "${id}"; the clients are ${CLIENT_TARGETS.map((c) => c.id).join(", ")}`,
+        );
+      const config =
+        configFile === undefined ? undefined : await loadConfig(configFile, ConfigSchema);
+      const asksForTokens = config?.auth !== undefined;
+      const token =
+        opts.token !== undefined
+          ? { literal: opts.token }
+          : opts.tokenEnv !== undefined || asksForTokens
+            ? { env: opts.tokenEnv ?? "MCP_BROKER_TOKEN" }
+            : undefined;
+      const broker = {
+        name: opts.name,
+        url: opts.url,
+        ...(configFile === undefined
+          ? {}
+          : (() => {
+              const self = selfCommand(process.argv[1]!);
+              return {
+                stdio: {
+                  command: self.command,
+                  args: [...self.args, "stdio", resolve(configFile)],
+                },
+              };
+            })()),
+        ...(token ? { token } : {}),
+      };
+      const file =
+        opts.file ??
+        client.file({ home: homedir(), project: process.cwd(), platform: process.platform });
+      const connection = await planConnection(client, broker, file);
+      const say = (line: string) => process.stderr.write(`${line}\n`);
+      if (!opts.write) {
+        say(`${client.title}: add this to ${file} (or run again with --write):`);
+        process.stdout.write(connection.snippet);
+      } else {
+        const backup = await writeConnection(connection);
+        say(`${client.title}: wrote ${file}${backup ? ` (what was there is in ${backup})` : ""}`);
+      }
+      if (token && "env" in token && !client.promptsForToken)
+        say(`Set ${token.env} to the token in the environment ${client.title} starts from.`);
+      if (token && "literal" in token)
+        say(`The token is written in ${file} as it is: keep that file private.`);
+      for (const note of connection.notes) say(note);
+    },
+  );
 
 program
   .command("stdio")

@@ -26,6 +26,7 @@ const RANK: Record<string, number> = {
   broker: 5,
   frontends: 6,
   app: 7,
+  connect: 7,
   cli: 8,
   "export-config-schema": 7,
 };
