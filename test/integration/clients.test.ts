@@ -114,12 +114,13 @@ describe.skipIf(clis === undefined)("coding agents' CLIs", () => {
     );
     const gemini = npmBin(clis!, "gemini");
     const listed = await run([gemini, "mcp", "list"], { cwd: project, env });
-    expect(listed.stdout).toMatch(/✓ mcp-broker: .*\/mcp \(http\) - Connected/);
+    // Gemini CLI writes its list to stderr when that is not a terminal.
+    expect(listed.stdout + listed.stderr).toMatch(/✓ mcp-broker: .*\/mcp \(http\) - Connected/);
     const wrong = await run([gemini, "mcp", "list"], {
       cwd: project,
       env: { ...env, MCP_BROKER_TOKEN: "wrong" },
     });
-    expect(wrong.stdout).toMatch(/✗ mcp-broker: .* - Disconnected/);
+    expect(wrong.stdout + wrong.stderr).toMatch(/✗ mcp-broker: .* - Disconnected/);
   });
 
   it("the MCP Inspector's CLI lists and calls over /mcp, /mcp/<name> and /sse", async () => {
