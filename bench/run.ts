@@ -6,11 +6,10 @@
  * and flat mode for the demo config. Prints a Markdown report.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { demoConfig } from "./demo-config.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startMcpProxy, startSupergateway } from "./gateways.js";
 import { broker, redisReachable, start, stopChildren } from "./processes.js";
@@ -171,7 +170,7 @@ async function main(): Promise<void> {
       stdio: "ignore",
     },
   );
-  const demo = JSON.parse(readFileSync(join(root, "examples/demo.json"), "utf8"));
+  const demo = await demoConfig();
   const sizes: Record<string, number> = {};
   for (const expose of ["meta", "flat"] as const) {
     const { port } = await broker({ ...demo, expose });

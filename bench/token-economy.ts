@@ -6,8 +6,9 @@
  * declarations of the tools it needs and one `meta_run` script whose result
  * alone comes back (code mode). Each task is run for real against the demo
  * fleet (examples/demo.json), and again with 600 more tools mounted beside it
- * (the public tool-retrieval fleet in ../shared/data/tool-search, its APIs
- * answered by a stand-in), so what flat tools cost grows as fleets do.
+ * (the public tool-retrieval set's fleet, where MCP_BROKER_TOOL_SEARCH_SET
+ * names its folder: see public-set.ts; its APIs answered by a stand-in), so
+ * what flat tools cost grows as fleets do.
  *
  * Tokens are the sum over the model's turns of what it reads (the
  * definitions, the request and the conversation so far) and writes (its
@@ -15,15 +16,19 @@
  * the tool calls it makes.
  */
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { connectHttp } from "../test/helpers/mcp-client.js";
 import { machineLine } from "./machine.js";
+import { demoConfig } from "./demo-config.js";
 import { broker, stopChildren } from "./processes.js";
 import { TASKS, type Task } from "./token-tasks.js";
+import { PUBLIC_SET_VARIABLE } from "./tool-search/public-set.js";
 
-const FLEET = fileURLToPath(new URL("../../shared/data/tool-search/fleet.json", import.meta.url));
+const root = fileURLToPath(new URL("..", import.meta.url));
+const FLEET = join(process.env[PUBLIC_SET_VARIABLE] ?? "", "fleet.json");
 const SYSTEM = "You are an assistant with tools. Use them to answer the user's request.";
 
 const tokens = (text: string) => encode(text).length;
@@ -141,30 +146,29 @@ async function measureTask(
   return { task: task.name, flat, metaTools, code, same: json(scriptAnswer) === json(answer) };
 }
 
-const demo = (await import("../examples/demo.json", { with: { type: "json" } })).default as {
-  tree: unknown[];
-};
-const demoConfig = { ...demo, $schema: undefined, expose: "both" };
-const fleets = [await measureFleet("demo fleet", demoConfig)];
-if (existsSync(FLEET)) {
+const demo = { ...(await demoConfig()), expose: "both" };
+const fleets = [await measureFleet("demo fleet", demo)];
+if (process.env[PUBLIC_SET_VARIABLE] && existsSync(FLEET)) {
   fleets.push(
     await measureFleet("demo fleet + 600 public tools", {
-      ...demoConfig,
+      ...demo,
       tree: [
-        ...demo.tree,
+        ...[demo.tree].flat(),
         {
           path: "/fleet",
           summary: "Public APIs (definitions only: a stand-in answers)",
           source: {
             backend: "stdio",
             command: [process.execPath, "--import", "tsx", "bench/fleet-server.ts", FLEET, "600"],
+            // Its paths (and tsx's) are the repository's; the config is written elsewhere.
+            cwd: root,
           },
         },
       ],
     }),
   );
 } else {
-  console.log(`(${FLEET} not found: the large fleet is left out)`);
+  console.log(`(no fleet.json where ${PUBLIC_SET_VARIABLE} says: the large fleet is left out)`);
 }
 
 console.log(machineLine());

@@ -83,6 +83,8 @@ const { port } = await broker({
       source: {
         backend: "stdio",
         command: [process.execPath, "--import", "tsx", join(root, "bench/text-tools-server.ts")],
+        // tsx is found from the repository; the config is written elsewhere.
+        cwd: root,
       },
     },
   ],

@@ -20,6 +20,7 @@ import { ConfigSchema } from "./sources/kinds.js";
 import { serveMcpStdio } from "./frontends/mcp/index.js";
 import { parseListenAddress } from "./app/listen-address.js";
 import { serveHttp } from "./app/serve.js";
+import { prepareDemo } from "./app/demo.js";
 import { startTelemetry } from "./telemetry/start-telemetry.js";
 import { dumpTree } from "./tree/dump.js";
 import { buildComponent } from "./sources/wasm/build-component.js";
@@ -68,34 +69,62 @@ program
       first: string,
       second: string | undefined,
       secret: string | undefined,
-      opts: { reload?: boolean; ignoreBrokenTool?: boolean; logLevel: string; dumpTree?: boolean },
+      opts: ServeOptions & { dumpTree?: boolean },
     ) => {
       // `serve CONFIG` alone listens on the default address; otherwise the address comes first.
       const [listen, configFile] = second === undefined ? [DEFAULT_LISTEN, first] : [first, second];
-      const log = createLogger(opts.logLevel);
-      if (opts.dumpTree) return printTree(configFile, log, opts.ignoreBrokenTool);
-      const { host, port } = parseListenAddress(listen);
-      const shutdown = onShutdown(log);
-      const telemetry = await startTelemetry(log);
-      const running = await serveHttp({
-        host,
-        port,
-        configFile,
-        secret: secret ?? process.env.MCP_BROKER_SECRET,
-        reload: opts.reload,
-        ignoreBroken: opts.ignoreBrokenTool,
-        log,
-        signal: shutdown.signal,
-      });
-      // On a terminal, where to go next; elsewhere the "listening" log line says it.
-      if (process.stderr.isTTY && !shutdown.signal.aborted)
-        process.stderr.write(listenBanner(host, running.port, running.authRequired()));
-      shutdown.closeWith(async () => {
-        await running.close();
-        await telemetry?.();
-      });
+      if (opts.dumpTree)
+        return printTree(configFile, createLogger(opts.logLevel), opts.ignoreBrokenTool);
+      await serve(listen, configFile, secret ?? process.env.MCP_BROKER_SECRET, opts);
     },
   );
+
+program
+  .command("demo")
+  .description(
+    "serve the demo tree (three MCP servers, a CMS and the built-in tools) from this package, wherever it is installed",
+  )
+  .argument("[listen]", "HOST:PORT to listen on", DEFAULT_LISTEN)
+  .addOption(logLevel())
+  .action(async (listen: string, opts: ServeOptions) => {
+    await serve(listen, await prepareDemo(), process.env.MCP_BROKER_SECRET, opts);
+  });
+
+interface ServeOptions {
+  reload?: boolean;
+  ignoreBrokenTool?: boolean;
+  logLevel: string;
+}
+
+/** Serves a config over HTTP until a signal ends it. */
+async function serve(
+  listen: string,
+  configFile: string,
+  secret: string | undefined,
+  opts: ServeOptions,
+): Promise<void> {
+  const log = createLogger(opts.logLevel);
+  const { host, port } = parseListenAddress(listen);
+  const shutdown = onShutdown(log);
+  const telemetry = await startTelemetry(log);
+  const running = await serveHttp({
+    host,
+    port,
+    configFile,
+    secret,
+    reload: opts.reload,
+    ignoreBroken: opts.ignoreBrokenTool,
+    log,
+    signal: shutdown.signal,
+  });
+  // On a terminal, where to go next; elsewhere the "listening" log line says it.
+  if (process.stderr.isTTY && !shutdown.signal.aborted)
+    process.stderr.write(listenBanner(host, running.port, running.authRequired()));
+  shutdown.closeWith(async () => {
+    await running.close();
+    await telemetry?.();
+  });
+}
 
 program
   .command("import")
