@@ -29,7 +29,7 @@ const NOT_REACHED = new Set([
 ]);
 
 export interface GuardedRequest {
-  readonly method: "GET" | "POST";
+  readonly method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
   readonly body?: Buffer;
   readonly headers?: Record<string, string>;
   readonly policy: AddressPolicy;
@@ -54,7 +54,8 @@ const agents = {
 /**
  * An HTTP request whose every connection is checked against `policy` (after
  * DNS resolution, and again on each redirect), following at most three
- * redirects (a POST only 307 and 308, which keep it a POST), reading at most
+ * redirects (anything but a GET or HEAD only 307 and 308, which keep its
+ * method), reading at most
  * `maxBytes` of the answer.
  */
 export async function guardedRequest(
@@ -65,7 +66,9 @@ export async function guardedRequest(
   for (let hop = 0; ; hop++) {
     const answer = await requestOnce(url, options);
     const location = answer.headers.location;
-    const follows = options.method === "GET" ? [301, 302, 303, 307, 308] : [307, 308];
+    // A redirect keeps the method only as 307 and 308: others would turn a write into a GET.
+    const safe = options.method === "GET" || options.method === "HEAD";
+    const follows = safe ? [301, 302, 303, 307, 308] : [307, 308];
     if (location === undefined || !follows.includes(answer.status)) return answer;
     if (hop >= MAX_REDIRECTS) {
       throw new RequestFailed(`${url.origin} redirected more than ${MAX_REDIRECTS} times`);

@@ -20,7 +20,11 @@ export class HostAllowlist implements AddressPolicy {
   private readonly names: ((host: string) => boolean)[] = [];
   private readonly networks: Network[] = [];
 
-  constructor(readonly entries: readonly string[]) {
+  constructor(
+    readonly entries: readonly string[],
+    /** The setting that lists them, named when a host is refused. */
+    private readonly setting = "registry.allowed_hosts",
+  ) {
     this.any = entries.includes("*");
     for (const entry of entries) {
       if (entry === "*") continue;
@@ -74,7 +78,7 @@ export class HostAllowlist implements AddressPolicy {
   }
 
   refusal(): string {
-    return `outside registry.allowed_hosts (${this.entries.join(", ")}); an operator can add it there`;
+    return `outside ${this.setting} (${this.entries.join(", ")}); an operator can add it there`;
   }
 }
 

@@ -6,6 +6,7 @@ import { commandKind } from "./command/index.js";
 import { emcpKind } from "./emcp/index.js";
 import type { AnySourceKind } from "./kind.js";
 import { httpKind, stdioKind } from "./mcp/index.js";
+import { openApiKind } from "./openapi/index.js";
 import { registryKind } from "./registry/index.js";
 import { wasmKind } from "./wasm/index.js";
 
@@ -15,6 +16,7 @@ export const SOURCE_KINDS = [
   httpKind,
   emcpKind,
   commandKind,
+  openApiKind,
   wasmKind,
   registryKind,
   builtinKind,

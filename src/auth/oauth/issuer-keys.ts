@@ -34,7 +34,10 @@ export class IssuerKeys {
   ) {
     const hosts = [new URL(issuer).hostname, ...(jwksUrl ? [new URL(jwksUrl).hostname] : [])];
     this.request = guardedFetch({
-      policy: new HostAllowlist(hosts.map((h) => h.replace(/^\[|\]$/g, ""))),
+      policy: new HostAllowlist(
+        hosts.map((h) => h.replace(/^\[|\]$/g, "")),
+        "the issuer's and jwks_uri's hosts",
+      ),
       maxBytes: MAX_DOCUMENT_BYTES,
       timeoutMs: TIMEOUT_MS,
     });
