@@ -14,6 +14,9 @@ import { loadConfig } from "./config/load.js";
 import { CLIENT_TARGETS } from "./connect/clients.js";
 import { planConnection, writeConnection } from "./connect/connection.js";
 import { selfCommand } from "./connect/self-command.js";
+import { addToConfig } from "./mcp-registry/add-to-config.js";
+import { OFFICIAL_REGISTRY, RegistryApi } from "./mcp-registry/registry-api.js";
+import { serverNode } from "./mcp-registry/server-node.js";
 import { importClientConfig, writeNewFile } from "./config/import-client-config.js";
 import { skeletonWithRegistry } from "./broker/registry-tree.js";
 import { ConfigSchema } from "./sources/kinds.js";
@@ -223,6 +226,70 @@ program
       if (token && "literal" in token)
         say(`The token is written in ${file} as it is: keep that file private.`);
       for (const note of connection.notes) say(note);
+    },
+  );
+
+const registryOption = () =>
+  new Option("--registry <url>", "the MCP Registry to read").default(
+    process.env.MCP_BROKER_REGISTRY_URL ?? OFFICIAL_REGISTRY,
+  );
+
+program
+  .command("registry")
+  .description("the MCP Registry")
+  .command("search")
+  .description("servers of the MCP Registry whose name holds TEXT, latest versions")
+  .argument("<text>")
+  .addOption(registryOption())
+  .action(async (text: string, opts: { registry: string }) => {
+    const found = await new RegistryApi(opts.registry).search(text);
+    for (const { server } of found)
+      process.stdout.write(
+        `${server.name}@${server.version ?? "?"}  ${server.description ?? ""}\n`,
+      );
+    if (found.length === 0)
+      process.stderr.write(`no server of ${opts.registry} is named like "${text}"\n`);
+  });
+
+program
+  .command("add")
+  .description(
+    "add a server of the MCP Registry to a config, as a source: its package run over stdio, or its remote",
+  )
+  .argument("<name>", "the server's name, such as io.github.user/weather, or name@version")
+  .argument("<config>", "the broker's config file to add it to (a backup is kept)")
+  .addOption(registryOption())
+  .option("--path <path>", "the node to mount it at (default: the last part of its name)")
+  .option(
+    "--env <NAME=VALUE...>",
+    "a value for one of its environment variables (secrets are never written: set them in the environment)",
+  )
+  .option("--arg <NAME=VALUE...>", "a value for one of its arguments or URL variables")
+  .action(
+    async (
+      spec: string,
+      configFile: string,
+      opts: { registry: string; path?: string; env?: string[]; arg?: string[] },
+    ) => {
+      const at = spec.lastIndexOf("@");
+      const [name, version] = at > 0 ? [spec.slice(0, at), spec.slice(at + 1)] : [spec, "latest"];
+      const pairs = (list: string[] = []) =>
+        Object.fromEntries(
+          list.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]),
+        );
+      const { server } = await new RegistryApi(opts.registry).server(name, version);
+      const added = serverNode(server, { env: pairs(opts.env), args: pairs(opts.arg) }, opts.path);
+      const backup = await addToConfig(configFile, added.node as { path: string });
+      const say = (line: string) => process.stderr.write(`${line}\n`);
+      process.stdout.write(JSON.stringify(added.node, null, 2) + "\n");
+      say(
+        `added ${server.name}@${server.version ?? version} to ${configFile} (what was there is in ${backup})`,
+      );
+      for (const note of added.notes) say(note);
+      for (const v of added.variables)
+        say(
+          `set ${v.name}${v.secret ? " (a secret)" : ""} in the broker's environment${v.description ? `: ${v.description}` : ""}`,
+        );
     },
   );
 

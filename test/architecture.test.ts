@@ -27,6 +27,7 @@ const RANK: Record<string, number> = {
   frontends: 6,
   app: 7,
   connect: 7,
+  "mcp-registry": 7,
   cli: 8,
   "export-config-schema": 7,
 };

@@ -1,0 +1,291 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serverNode } from "../../src/mcp-registry/server-node.js";
+import type { ServerDetail } from "../../src/mcp-registry/server-json.js";
+import { runCli } from "../helpers/cli.js";
+import { startBroker } from "../helpers/broker.js";
+
+const EVERYTHING_VERSION = (
+  JSON.parse(
+    readFileSync(
+      new URL(
+        "../../node_modules/@modelcontextprotocol/server-everything/package.json",
+        import.meta.url,
+      ),
+      "utf8",
+    ),
+  ) as { version: string }
+).version;
+
+/** server.json documents shaped as the registry's own examples and published servers. */
+const SERVERS: ServerDetail[] = [
+  {
+    $schema: "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+    name: "io.github.modelcontextprotocol/everything",
+    description: "The MCP reference test server",
+    version: EVERYTHING_VERSION,
+    packages: [
+      {
+        registryType: "npm",
+        registryBaseUrl: "https://registry.npmjs.org",
+        identifier: "@modelcontextprotocol/server-everything",
+        version: EVERYTHING_VERSION,
+        transport: { type: "stdio" },
+        runtimeHint: "npx",
+        packageArguments: [{ type: "positional", value: "stdio" }],
+      },
+    ],
+  },
+  {
+    name: "io.github.user/local-weather",
+    description: "Local MCP server distributed as an npm package.",
+    version: "1.0.0",
+    packages: [
+      {
+        registryType: "npm",
+        identifier: "@modelcontextprotocol/server-weather",
+        version: "1.0.0",
+        transport: { type: "stdio" },
+        runtimeHint: "npx",
+        packageArguments: [
+          { type: "positional", valueHint: "config_path", isRequired: true },
+          { type: "named", name: "--port", value: "8080" },
+        ],
+        environmentVariables: [
+          {
+            name: "API_KEY",
+            isSecret: true,
+            isRequired: true,
+            description: "Your weather API key",
+          },
+          { name: "UNITS", default: "metric" },
+        ],
+      },
+    ],
+  },
+  {
+    name: "com.example/tenant-api",
+    description: "A hosted server per tenant",
+    version: "2.1.0",
+    remotes: [
+      {
+        type: "streamable-http",
+        url: "https://{tenant}.api.example.com/mcp",
+        variables: { tenant: { description: "Your tenant", isRequired: true } },
+        headers: [{ name: "X-Api-Key", isSecret: true, isRequired: true }],
+      },
+    ],
+  },
+  {
+    name: "io.github.evil/shell",
+    description: "A package name that is a shell command",
+    version: "1.0.0",
+    packages: [
+      {
+        registryType: "npm",
+        identifier: "x; rm -rf ~",
+        version: "1.0.0",
+        transport: { type: "stdio" },
+      },
+    ],
+  },
+  {
+    name: "io.github.evil/option",
+    description: "A version that is an option",
+    version: "1.0.0",
+    packages: [
+      {
+        registryType: "pypi",
+        identifier: "tool",
+        version: "--index-url=http://evil",
+        transport: { type: "stdio" },
+      },
+    ],
+  },
+  {
+    name: "io.github.user/bundle",
+    description: "Only an MCPB bundle",
+    version: "1.0.0",
+    packages: [
+      {
+        registryType: "mcpb",
+        identifier: "https://github.com/user/bundle/releases/download/v1.0.0/bundle.mcpb",
+        fileSha256: "fe333e598595000ae021bd27117db32ec69af6987f507ba7a63c90638ff633ce",
+        transport: { type: "stdio" },
+      },
+    ],
+  },
+];
+
+const official = (server: ServerDetail) => ({
+  server,
+  _meta: {
+    "io.modelcontextprotocol.registry/official": {
+      status: "active",
+      publishedAt: "2026-10-01T10:30:00Z",
+      isLatest: true,
+    },
+  },
+});
+
+let registry: string;
+let close: () => void;
+beforeAll(async () => {
+  // The registry's read API, v0.1, on loopback.
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://registry");
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    };
+    if (url.pathname === "/v0.1/servers") {
+      const text = url.searchParams.get("search") ?? "";
+      const found = SERVERS.filter((s) => s.name.includes(text)).map(official);
+      return send(200, { servers: found, metadata: { count: found.length } });
+    }
+    const match = /^\/v0\.1\/servers\/([^/]+)\/versions\/([^/]+)$/.exec(url.pathname);
+    const found = match && SERVERS.find((s) => s.name === decodeURIComponent(match[1]!));
+    if (found && (match![2] === "latest" || decodeURIComponent(match![2]!) === found.version))
+      return send(200, official(found));
+    send(404, { error: "Server not found" });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  close = () => server.close();
+});
+afterAll(() => close?.());
+
+const config = () => {
+  const file = join(mkdtempSync(join(tmpdir(), "registry-")), "broker.json");
+  writeFileSync(file, '{\n  // mine\n  "tree": []\n}\n');
+  return file;
+};
+
+describe("the MCP Registry", () => {
+  it("registry search lists the servers whose name holds the text", async () => {
+    const found = await runCli("registry", "search", "github.user", "--registry", registry);
+    expect(found.stdout).toBe(
+      "io.github.user/local-weather@1.0.0  Local MCP server distributed as an npm package.\nio.github.user/bundle@1.0.0  Only an MCPB bundle\n",
+    );
+  });
+
+  it("adds an npm server to a config, which then serves its tools", async () => {
+    const file = config();
+    const added = await runCli(
+      "add",
+      "io.github.modelcontextprotocol/everything",
+      file,
+      "--registry",
+      registry,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const written = readFileSync(file, "utf8");
+    expect(written).toContain("// mine");
+    const node = (
+      JSON.parse(written.replace("// mine", "")) as {
+        tree: { path: string; source: { command: string[] } }[];
+      }
+    ).tree[0]!;
+    expect(node.path).toBe("/everything");
+    expect(node.source.command).toEqual([
+      "npx",
+      "-y",
+      `@modelcontextprotocol/server-everything@${EVERYTHING_VERSION}`,
+      "stdio",
+    ]);
+    // npx fetches the package: it needs this machine's way to the npm registry (a private CA),
+    // which a source's program gets only when its env names it, as docs/registry.md says.
+    const network = Object.fromEntries(
+      ["NODE_EXTRA_CA_CERTS", "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy"].flatMap(
+        (name) => (process.env[name] ? [[name, process.env[name]!]] : []),
+      ),
+    );
+    const served = { ...node, source: { ...node.source, env: network } };
+    const broker = await startBroker({ registry: { predefined: false }, tree: [served] });
+    try {
+      const sum = await broker.post("/meta_call", {
+        path: "/everything/get-sum",
+        args: { a: 1, b: 2 },
+      });
+      expect(sum.body.output.content[0].text).toBe("The sum of 1 and 2 is 3.");
+    } finally {
+      await broker.close();
+    }
+  }, 300_000);
+
+  it("asks for what a server needs, and never writes a secret", async () => {
+    const file = config();
+    const refused = await runCli(
+      "add",
+      "io.github.user/local-weather",
+      file,
+      "--registry",
+      registry,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "needs values for its required inputs: give --arg config_path=VALUE",
+    );
+    const added = await runCli(
+      "add",
+      "io.github.user/local-weather@1.0.0",
+      file,
+      "--registry",
+      registry,
+      "--arg",
+      "config_path=/etc/weather.toml",
+      "--env",
+      "API_KEY=leaked",
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const source = JSON.parse(added.stdout).source;
+    expect(source.command).toEqual([
+      "npx",
+      "-y",
+      "@modelcontextprotocol/server-weather@1.0.0",
+      "/etc/weather.toml",
+      "--port",
+      "8080",
+    ]);
+    expect(source.env).toEqual({ API_KEY: "${API_KEY}", UNITS: "metric" });
+    expect(readFileSync(file, "utf8")).not.toContain("leaked");
+    expect(added.stderr).toContain(
+      "set API_KEY (a secret) in the broker's environment: Your weather API key",
+    );
+  });
+
+  it("adds a remote as an http source, its URL variables filled and its secret header by variable", () => {
+    const detail = SERVERS.find((s) => s.name === "com.example/tenant-api")!;
+    expect(() => serverNode(detail, { env: {}, args: {} })).toThrow(/give --arg tenant=VALUE/);
+    const added = serverNode(detail, { env: {}, args: { tenant: "acme" } });
+    expect(added.node).toEqual({
+      path: "/tenant-api",
+      summary: "A hosted server per tenant",
+      source: {
+        backend: "http",
+        url: "https://acme.api.example.com/mcp",
+        headers: { "X-Api-Key": "${X_API_KEY}" },
+      },
+    });
+    expect(added.variables).toEqual([{ name: "X_API_KEY", secret: true }]);
+  });
+
+  it("refuses a package that is not one, a server it cannot run, a name that is not there", async () => {
+    const refused = async (name: string) =>
+      (await runCli("add", name, config(), "--registry", registry)).stderr;
+    expect(await refused("io.github.evil/shell")).toContain(
+      'refused: "x; rm -rf ~" is not a npm package name',
+    );
+    expect(await refused("io.github.evil/option")).toContain(
+      'refused: "--index-url=http://evil" is not a package version',
+    );
+    expect(await refused("io.github.user/bundle")).toContain("has no package the broker runs");
+    expect(await refused("io.github.nobody/none")).toContain(
+      "has no server io.github.nobody/none@latest",
+    );
+  });
+});
