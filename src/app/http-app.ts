@@ -11,6 +11,7 @@ import { consoleApi, consoleAssets } from "../frontends/console/index.js";
 import { bodyLimit } from "../frontends/http/body-limit/index.js";
 import { hostGuard, type HostGuardOptions } from "../frontends/http/host-guard/index.js";
 import { tokenAuth, type AuthEnv } from "../frontends/http/token-auth/index.js";
+import { discoveryRoutes } from "../frontends/discovery/index.js";
 import { traceContext } from "../frontends/http/trace-context/index.js";
 import { mcpEndpoints, type SessionLimits } from "../frontends/mcp/index.js";
 import { metaRoutes } from "../frontends/rest/index.js";
@@ -137,6 +138,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   // Clients look for an authorization server at the broker's origin (the 2025-03-26 way) and
   // try to register with it: a 401 there reads as "registration rejected", a 404 as "none here".
   for (const path of AUTHORIZATION_SERVER_PATHS) app.all(path, notAnAuthorizationServer);
+  const discovery = discoveryRoutes(broker);
+  // The broker's Server Card says who it is and where to connect: for anyone, as OAuth metadata is.
+  app.route("/", discovery.open);
   // The console's page and scripts are for anyone; what it shows comes from the API below.
   app.route("/", consoleAssets());
   app.use(
@@ -188,6 +192,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   });
   app.route("/", metaRoutes(broker));
+  app.route("/", discovery.guarded);
   const consoleEndpoints = consoleApi(broker, options.credentials);
   app.route("/", consoleEndpoints.app);
   app.route("/", rpcRoutes(broker));

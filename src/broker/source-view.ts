@@ -4,7 +4,7 @@ import { BrokerError, type ErrorProfile } from "../contract/errors.js";
 import type { CacheHint, Principal } from "../contract/router.js";
 import { hasInvisibleCharacters } from "../tree/leaf-segment.js";
 import type { Mount } from "../tree/skeleton.js";
-import type { ToolEntry, Tree } from "../tree/tree.js";
+import type { NodeEntry, ToolEntry, Tree } from "../tree/tree.js";
 import type { SourceIntroduction } from "./supervisor.js";
 
 /**
@@ -22,6 +22,16 @@ export class SourceView {
 
   get name(): string {
     return this.mount.name;
+  }
+
+  /** The node it is mounted at. */
+  get path(): string {
+    return this.mount.id;
+  }
+
+  /** What the config (or the backend's instructions) says its node holds. */
+  summary(): string | undefined {
+    return (this.tree.get(this.mount.id) as NodeEntry | undefined)?.summary || undefined;
   }
 
   serverInfo(): Implementation | undefined {

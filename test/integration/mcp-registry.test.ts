@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serverNode } from "../../src/mcp-registry/server-node.js";
 import type { ServerDetail } from "../../src/mcp-registry/server-json.js";
 import { runCli } from "../helpers/cli.js";
-import { startBroker } from "../helpers/broker.js";
+import { everythingCommand, fixtureCommand, startBroker } from "../helpers/broker.js";
+import { bearer, configEntries, token } from "../helpers/tokens.js";
 
 const EVERYTHING_VERSION = (
   JSON.parse(
@@ -287,5 +288,108 @@ describe("the MCP Registry", () => {
     expect(await refused("io.github.nobody/none")).toContain(
       "has no server io.github.nobody/none@latest",
     );
+  });
+});
+
+describe("the broker as a registry of what it serves", () => {
+  const admin = token("admin", ["*:/**"]);
+  const fxOnly = token("fx-only", ["tree:/fx/**", "call:/fx/**"]);
+  const tree = [
+    {
+      path: "/demo",
+      summary: "The reference test server",
+      source: { backend: "stdio", command: everythingCommand(), name: "demo" },
+    },
+    { path: "/fx", source: { backend: "stdio", command: fixtureCommand(), name: "fx" } },
+  ];
+
+  it("gives anyone its Server Card, and a caller the sources it may see, in the registry's shapes", async () => {
+    const broker = await startBroker({
+      registry: { predefined: false },
+      auth: { tokens: configEntries(admin, fxOnly) },
+      tree,
+    });
+    try {
+      const card = await fetch(`${broker.url}/mcp/server-card`);
+      expect(card.headers.get("content-type")).toBe("application/mcp-server-card+json");
+      expect(await card.json()).toMatchObject({
+        $schema: "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json",
+        name: "local.mcp-broker/mcp-broker",
+        remotes: [
+          { type: "streamable-http", url: `${broker.url}/mcp` },
+          { type: "sse", url: `${broker.url}/sse` },
+        ],
+      });
+      expect((await fetch(`${broker.url}/v0.1/servers`)).status).toBe(401);
+      const list = async (who: { bearer: string }) =>
+        (
+          (await (await fetch(`${broker.url}/v0.1/servers`, { headers: bearer(who) })).json()) as {
+            servers: {
+              server: {
+                name: string;
+                description: string;
+                version: string;
+                remotes: { url: string }[];
+              };
+            }[];
+          }
+        ).servers.map((s) => s.server);
+      expect((await list(fxOnly)).map((s) => s.name)).toEqual([
+        "local.mcp-broker/mcp-broker",
+        "local.mcp-broker/fx",
+      ]);
+      const all = await list(admin);
+      expect(all.find((s) => s.name === "local.mcp-broker/demo")).toEqual({
+        $schema: "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+        name: "local.mcp-broker/demo",
+        title: expect.any(String),
+        description: "The reference test server",
+        // The backend's own serverInfo.version.
+        version: expect.stringMatching(/^\d+\.\d+/),
+        remotes: [
+          { type: "streamable-http", url: `${broker.url}/mcp/demo` },
+          { type: "sse", url: `${broker.url}/sse/demo` },
+        ],
+      });
+      const one = (who: { bearer: string }) =>
+        fetch(
+          `${broker.url}/v0.1/servers/${encodeURIComponent("local.mcp-broker/demo")}/versions/latest`,
+          {
+            headers: bearer(who),
+          },
+        );
+      expect((await one(admin)).status).toBe(200);
+      expect((await one(fxOnly)).status).toBe(404);
+      expect(
+        (await fetch(`${broker.url}/mcp/demo/server-card`, { headers: bearer(admin) })).status,
+      ).toBe(200);
+      expect(
+        (await fetch(`${broker.url}/mcp/demo/server-card`, { headers: bearer(fxOnly) })).status,
+      ).toBe(404);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it("is a registry another broker adds from", async () => {
+    const upstream = await startBroker({ registry: { predefined: false }, tree });
+    try {
+      const found = await runCli("registry", "search", "demo", "--registry", upstream.url);
+      expect(found.stdout).toMatch(/^local\.mcp-broker\/demo@\S+ {2}The reference test server\n$/);
+      const added = await runCli(
+        "add",
+        "local.mcp-broker/demo",
+        config(),
+        "--registry",
+        upstream.url,
+      );
+      expect(JSON.parse(added.stdout)).toEqual({
+        path: "/demo",
+        summary: "The reference test server",
+        source: { backend: "http", url: `${upstream.url}/mcp/demo` },
+      });
+    } finally {
+      await upstream.close();
+    }
   });
 });
