@@ -4,6 +4,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildRequest } from "../../src/sources/openapi/build-request.js";
+import { ClientCredentialsToken } from "../../src/sources/openapi/client-credentials-token.js";
 import type { Operation } from "../../src/sources/openapi/operations.js";
 import { operationTool } from "../../src/sources/openapi/tool-schema.js";
 import { startEchoApi } from "../fixtures/echo-api.js";
@@ -101,6 +102,13 @@ paths:
             schema: { type: object, properties: { file: { type: string, format: binary } } }
       responses: { "200": { description: ok } }
 components:
+  securitySchemes:
+    machines:
+      type: oauth2
+      flows:
+        clientCredentials:
+          tokenUrl: /oauth/token
+          scopes: { "pets:read": Read pets }
   schemas:
     NewPet:
       type: object
@@ -153,6 +161,7 @@ beforeAll(async () => {
     JSON.stringify({ ...SWAGGER_2, host: new URL(api.url).host }),
   );
   process.env.PETSTORE_KEY = "key-123";
+  process.env.PETSTORE_SECRET = "secret-1";
   broker = await startBroker({
     registry: { predefined: false },
     tree: [
@@ -162,6 +171,17 @@ beforeAll(async () => {
           backend: "openapi",
           spec: `${api.url}/openapi.yaml`,
           auth: { api_key: { in: "header", name: "X-Api-Key", value: "${PETSTORE_KEY}" } },
+        },
+      },
+      {
+        path: "/secure",
+        source: {
+          backend: "openapi",
+          spec: `${api.url}/openapi.yaml`,
+          auth: {
+            client_credentials: { client_id: "client-1", client_secret: "${PETSTORE_SECRET}" },
+          },
+          operations: ["listPets"],
         },
       },
       {
@@ -304,6 +324,27 @@ describe("an OpenAPI document as tools", () => {
   it("follows no redirect to a host the API is not on", async () => {
     const moved = await call("/pets/goElsewhere");
     expect(JSON.stringify(moved)).toMatch(/127\.0\.0\.2.*outside the API's host and allowed_hosts/);
+  });
+
+  it("gets the broker's own token by the client credentials flow the document names, once for many calls", async () => {
+    const first = await echoed("/secure/listPets");
+    const second = await echoed("/secure/listPets");
+    expect([first.headers.authorization, second.headers.authorization]).toEqual([
+      "Bearer at-1",
+      "Bearer at-1",
+    ]);
+    expect(api.tokensGiven()).toBe(1);
+  });
+
+  it("says so when the token URL gives no token", async () => {
+    const grant = new ClientCredentialsToken({
+      token_url: `${api.url}/oauth/token`,
+      client_id: "client-1",
+      client_secret: "wrong",
+    });
+    await expect(grant.token(AbortSignal.timeout(5000))).rejects.toThrow(
+      /gave no token \(HTTP 401, invalid_client\)/,
+    );
   });
 
   it("reads Swagger 2.0 from a file: body and csv parameters, basePath, the bearer token", async () => {

@@ -22,6 +22,16 @@ const ApiAuthSchema = z.union([
   z.strictObject({
     basic: z.strictObject({ username: z.string(), password: z.string() }),
   }),
+  z.strictObject({
+    client_credentials: z.strictObject({
+      token_url: HttpUrl.optional().describe(
+        "Where tokens are got; default the document's OAuth 2 client credentials flow's tokenUrl.",
+      ),
+      client_id: z.string().min(1),
+      client_secret: z.string().min(1).describe('Write it as "${ENV_NAME}".'),
+      scope: z.string().min(1).optional().describe("The scopes to ask for, space-separated."),
+    }),
+  }),
 ]);
 
 export const OpenApiSourceSchema = z.strictObject({
@@ -35,7 +45,7 @@ export const OpenApiSourceSchema = z.strictObject({
     "Where the API is; default the document's first server (relative to the document's URL).",
   ),
   auth: ApiAuthSchema.optional().describe(
-    "How the broker authenticates to the API (never the caller's token): an API key in a header, query or cookie, a bearer token, or basic.",
+    "How the broker authenticates to the API (never the caller's token): an API key in a header, query or cookie, a bearer token, basic, or an OAuth client credentials grant.",
   ),
   headers: z
     .record(z.string(), z.string())

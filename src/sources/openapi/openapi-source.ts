@@ -4,7 +4,8 @@ import type { Logger } from "../../contract/log.js";
 import type { CallContext, Router } from "../../contract/router.js";
 import { HostAllowlist } from "../../net/host-allowlist.js";
 import { guardedRequest, NotReached, RequestFailed } from "../../net/guarded-request.js";
-import { buildRequest } from "./build-request.js";
+import { buildRequest, type ApiRequest } from "./build-request.js";
+import { ClientCredentialsToken } from "./client-credentials-token.js";
 import { callResult } from "./call-result.js";
 import type { OpenApiSourceConfig } from "./config.js";
 import { loadDocument } from "./load-document.js";
@@ -23,6 +24,7 @@ export class OpenApiSource implements Router {
   private tools = new Map<string, { operation: Operation; shape: OperationTool }>();
   private base = "";
   private title: string | undefined;
+  private grant: ClientCredentialsToken | undefined;
 
   constructor(
     readonly name: string,
@@ -35,6 +37,14 @@ export class OpenApiSource implements Router {
     const info = document.info as { title?: unknown; description?: unknown } | undefined;
     this.title = typeof info?.description === "string" ? info.description : undefined;
     this.base = this.config.base_url ?? serverOf(document, this.config.spec);
+    const auth = this.config.auth;
+    this.grant =
+      auth && "client_credentials" in auth
+        ? new ClientCredentialsToken({
+            ...auth.client_credentials,
+            token_url: auth.client_credentials.token_url ?? tokenUrlOf(document, this.config.spec),
+          })
+        : undefined;
     const tools = new Map<string, { operation: Operation; shape: OperationTool }>();
     const warn = (message: string) => this.log.warn({ source: this.name }, message);
     for (const operation of operationsOf(document, this.config.operations, warn))
@@ -62,27 +72,26 @@ export class OpenApiSource implements Router {
     const found = this.tools.get(name);
     if (!found)
       throw new BrokerError("not_found", `no operation "${name}" in this API`, { tool: name });
+    const auth = this.config.auth;
     let request;
     try {
       request = buildRequest(found.operation, found.shape.places, args, this.base, {
-        auth: this.config.auth,
+        auth: auth && "client_credentials" in auth ? undefined : auth,
         headers: this.config.headers,
       });
     } catch (err) {
       throw new BrokerError("invalid_params", (err as Error).message);
     }
     try {
-      const answer = await guardedRequest(request.url.href, {
-        method: request.method as Parameters<typeof guardedRequest>[1]["method"],
-        headers: request.headers,
-        ...(request.body ? { body: request.body } : {}),
-        policy: this.policy(),
-        maxBytes: this.config.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-        signal: ctx.signal,
-      });
+      let answer = await this.send(request, ctx.signal);
+      // A token the API no longer takes (revoked, its keys rotated): one more try with a new one.
+      if (answer.status === 401 && this.grant) {
+        this.grant.forget();
+        answer = await this.send(request, ctx.signal);
+      }
       return callResult(answer);
     } catch (err) {
-      if (ctx.signal.aborted) throw err;
+      if (ctx.signal.aborted || err instanceof BrokerError) throw err;
       if (err instanceof RequestFailed)
         throw new BrokerError(
           err instanceof NotReached ? "unavailable" : "execution_failed",
@@ -90,6 +99,20 @@ export class OpenApiSource implements Router {
         );
       throw err;
     }
+  }
+
+  private async send(request: ApiRequest, signal: AbortSignal) {
+    const headers = this.grant
+      ? { ...request.headers, authorization: `Bearer ${await this.grant.token(signal)}` }
+      : request.headers;
+    return guardedRequest(request.url.href, {
+      method: request.method as Parameters<typeof guardedRequest>[1]["method"],
+      headers,
+      ...(request.body ? { body: request.body } : {}),
+      policy: this.policy(),
+      maxBytes: this.config.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      signal,
+    });
   }
 
   /** Nothing is held open between calls (the connections are the shared agents'). */
@@ -131,4 +154,21 @@ function serverOf(document: Record<string, unknown>, spec: string): string {
       { spec },
     );
   }
+}
+
+/** The token URL of the document's OAuth 2 client credentials flow, resolved against the document's URL. */
+function tokenUrlOf(document: Record<string, unknown>, spec: string): string {
+  const schemes = (document.components as { securitySchemes?: Record<string, unknown> } | undefined)
+    ?.securitySchemes;
+  for (const scheme of Object.values(schemes ?? {})) {
+    const url = (scheme as { flows?: { clientCredentials?: { tokenUrl?: unknown } } }).flows
+      ?.clientCredentials?.tokenUrl;
+    if (typeof url === "string" && URL.canParse(url, /^https?:\/\//.test(spec) ? spec : undefined))
+      return new URL(url, /^https?:\/\//.test(spec) ? spec : undefined).href;
+  }
+  throw new BrokerError(
+    "unavailable",
+    `the OpenAPI document ${spec} has no OAuth 2 client credentials flow: give auth.client_credentials.token_url`,
+    { spec },
+  );
 }
