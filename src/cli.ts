@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { homedir } from "node:os";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { Command, Option } from "commander";
 import { createToken } from "./auth/create-token.js";
 import { generateDemo } from "./toolsets/emcp/demo/generate.js";
@@ -16,7 +16,8 @@ import { planConnection, writeConnection } from "./connect/connection.js";
 import { selfCommand } from "./connect/self-command.js";
 import { addToConfig } from "./mcp-registry/add-to-config.js";
 import { OFFICIAL_REGISTRY, RegistryApi } from "./mcp-registry/registry-api.js";
-import { serverNode } from "./mcp-registry/server-node.js";
+import { installBundle } from "./mcp-registry/mcpb-bundle.js";
+import { RUNNABLE, serverNode } from "./mcp-registry/server-node.js";
 import { importClientConfig, writeNewFile } from "./config/import-client-config.js";
 import { skeletonWithRegistry } from "./broker/registry-tree.js";
 import { ConfigSchema } from "./sources/kinds.js";
@@ -265,11 +266,16 @@ program
     "a value for one of its environment variables (secrets are never written: set them in the environment)",
   )
   .option("--arg <NAME=VALUE...>", "a value for one of its arguments or URL variables")
+  .option(
+    "--cache <folder>",
+    "where MCPB bundles are unpacked",
+    join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "mcp-broker", "mcpb"),
+  )
   .action(
     async (
       spec: string,
       configFile: string,
-      opts: { registry: string; path?: string; env?: string[]; arg?: string[] },
+      opts: { registry: string; path?: string; env?: string[]; arg?: string[]; cache: string },
     ) => {
       const at = spec.lastIndexOf("@");
       const [name, version] = at > 0 ? [spec.slice(0, at), spec.slice(at + 1)] : [spec, "latest"];
@@ -278,7 +284,15 @@ program
           list.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]),
         );
       const { server } = await new RegistryApi(opts.registry).server(name, version);
-      const added = serverNode(server, { env: pairs(opts.env), args: pairs(opts.arg) }, opts.path);
+      const given = { env: pairs(opts.env), args: pairs(opts.arg) };
+      // A bundle is the last choice: downloaded and unpacked only when nothing else runs it.
+      const runnable = server.packages?.some(
+        (p) => p.transport.type === "stdio" && RUNNABLE.has(p.registryType),
+      );
+      const mcpb = server.packages?.find((p) => p.registryType === "mcpb");
+      const bundle =
+        !runnable && mcpb ? await installBundle(mcpb, opts.cache, given.args) : undefined;
+      const added = serverNode(server, given, { path: opts.path, bundle });
       const backup = await addToConfig(configFile, added.node as { path: string });
       const say = (line: string) => process.stderr.write(`${line}\n`);
       process.stdout.write(JSON.stringify(added.node, null, 2) + "\n");

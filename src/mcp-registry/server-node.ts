@@ -1,3 +1,4 @@
+import type { InstalledBundle } from "./mcpb-bundle.js";
 import type { Argument, KeyValueInput, Package, ServerDetail } from "./server-json.js";
 
 /** Values the user gave for a server's inputs: environment variables, and arguments and URL variables by name. */
@@ -21,17 +22,25 @@ const IDENTIFIERS: Readonly<Record<string, RegExp>> = {
   oci: /^[a-z0-9][a-z0-9._/:@-]*$/,
 };
 const VERSION = /^[A-Za-z0-9][A-Za-z0-9.+_-]*$/;
+/** The registries whose packages the broker runs itself. */
+export const RUNNABLE: ReadonlySet<string> = new Set(Object.keys(IDENTIFIERS));
 
 /**
  * A server of the registry as a node of the broker's config: its npm,
  * PyPI or OCI package run over stdio (`npx`, `uvx`, `docker run`), its
- * arguments and environment from its `server.json`; else its remote, an
- * `http` source. Values come from what the user gave, then the defaults;
+ * arguments and environment from its `server.json`; else its MCPB bundle,
+ * when one was installed (mcpb-bundle.ts); else its remote, an `http`
+ * source. Values come from what the user gave, then the defaults;
  * a secret is never written, only its `${NAME}`. Throws, saying what to
  * give, when a required input has no value, and refuses a package whose
  * identifier or version could be read as anything but one.
  */
-export function serverNode(detail: ServerDetail, given: GivenInputs, path?: string): ServerNode {
+export function serverNode(
+  detail: ServerDetail,
+  given: GivenInputs,
+  options: { path?: string | undefined; bundle?: InstalledBundle | undefined } = {},
+): ServerNode {
+  const { path, bundle } = options;
   const variables: { name: string; secret: boolean; description?: string }[] = [];
   const notes: string[] = [];
   const missing: string[] = [];
@@ -104,6 +113,12 @@ export function serverNode(detail: ServerDetail, given: GivenInputs, path?: stri
     notes.push(
       `runs ${pkg.registryType} package ${pkg.identifier}${pkg.version ? `@${pkg.version}` : ""}, fetched on its first start`,
     );
+  } else if (bundle) {
+    const mcpb = detail.packages?.find((p) => p.registryType === "mcpb");
+    const env = { ...bundle.env, ...environment(mcpb?.environmentVariables) };
+    source = { backend: "stdio", command: bundle.command.map(literal), cwd: bundle.folder };
+    if (Object.keys(env).length > 0) source.env = env;
+    notes.push(`runs the MCPB bundle unpacked in ${bundle.folder}, its SHA-256 checked`);
   } else {
     const remote =
       detail.remotes?.find((r) => r.type === "streamable-http") ??

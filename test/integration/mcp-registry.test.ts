@@ -1,8 +1,10 @@
+import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { strToU8, zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serverNode } from "../../src/mcp-registry/server-node.js";
 import type { ServerDetail } from "../../src/mcp-registry/server-json.js";
@@ -107,19 +109,6 @@ const SERVERS: ServerDetail[] = [
       },
     ],
   },
-  {
-    name: "io.github.user/bundle",
-    description: "Only an MCPB bundle",
-    version: "1.0.0",
-    packages: [
-      {
-        registryType: "mcpb",
-        identifier: "https://github.com/user/bundle/releases/download/v1.0.0/bundle.mcpb",
-        fileSha256: "fe333e598595000ae021bd27117db32ec69af6987f507ba7a63c90638ff633ce",
-        transport: { type: "stdio" },
-      },
-    ],
-  },
 ];
 
 const official = (server: ServerDetail) => ({
@@ -134,6 +123,7 @@ const official = (server: ServerDetail) => ({
 });
 
 let registry: string;
+const BUNDLES: Record<string, Uint8Array> = {};
 let close: () => void;
 beforeAll(async () => {
   // The registry's read API, v0.1, on loopback.
@@ -143,6 +133,11 @@ beforeAll(async () => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
+    const bundle = BUNDLES[url.pathname];
+    if (bundle) {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      return res.end(bundle);
+    }
     if (url.pathname === "/v0.1/servers") {
       const text = url.searchParams.get("search") ?? "";
       const found = SERVERS.filter((s) => s.name.includes(text)).map(official);
@@ -156,6 +151,51 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // MCPB bundles: a self-contained MCP server, and one whose entry climbs out of its folder.
+  const manifest = {
+    manifest_version: "0.3",
+    name: "raw",
+    version: "1.0.0",
+    description: "A hand-written MCP server",
+    server: {
+      type: "node",
+      entry_point: "server/index.mjs",
+      mcp_config: {
+        command: process.execPath,
+        args: ["${__dirname}/server/index.mjs"],
+        env: { RAW_REVISION: "${user_config.revision}" },
+      },
+    },
+    user_config: { revision: { type: "string", default: "2025-11-25" } },
+  };
+  const raw = readFileSync(new URL("../fixtures/raw-stdio-server.mjs", import.meta.url));
+  BUNDLES["/bundles/raw.mcpb"] = zipSync({
+    "manifest.json": strToU8(JSON.stringify(manifest)),
+    "server/index.mjs": new Uint8Array(raw),
+  });
+  BUNDLES["/bundles/slip.mcpb"] = zipSync({
+    "manifest.json": strToU8(JSON.stringify(manifest)),
+    "../escaped.txt": strToU8("outside"),
+  });
+  const sha = (path: string) => createHash("sha256").update(BUNDLES[path]!).digest("hex");
+  const bundled = (name: string, path: string, fileSha256: string): ServerDetail => ({
+    name,
+    description: "An MCPB bundle",
+    version: "1.0.0",
+    packages: [
+      {
+        registryType: "mcpb",
+        identifier: `${registry}${path}`,
+        fileSha256,
+        transport: { type: "stdio" },
+      },
+    ],
+  });
+  SERVERS.push(
+    bundled("io.github.user/bundle", "/bundles/raw.mcpb", sha("/bundles/raw.mcpb")),
+    bundled("io.github.user/tampered", "/bundles/raw.mcpb", "0".repeat(64)),
+    bundled("io.github.user/slip", "/bundles/slip.mcpb", sha("/bundles/slip.mcpb")),
+  );
   close = () => server.close();
 });
 afterAll(() => close?.());
@@ -170,7 +210,7 @@ describe("the MCP Registry", () => {
   it("registry search lists the servers whose name holds the text", async () => {
     const found = await runCli("registry", "search", "github.user", "--registry", registry);
     expect(found.stdout).toBe(
-      "io.github.user/local-weather@1.0.0  Local MCP server distributed as an npm package.\nio.github.user/bundle@1.0.0  Only an MCPB bundle\n",
+      "io.github.user/local-weather@1.0.0  Local MCP server distributed as an npm package.\nio.github.user/bundle@1.0.0  An MCPB bundle\nio.github.user/tampered@1.0.0  An MCPB bundle\nio.github.user/slip@1.0.0  An MCPB bundle\n",
     );
   });
 
@@ -259,6 +299,46 @@ describe("the MCP Registry", () => {
     );
   });
 
+  it("adds an MCPB bundle, its hash checked, unpacked once, started as its manifest says", async () => {
+    const file = config();
+    const cache = mkdtempSync(join(tmpdir(), "cache-"));
+    const added = await runCli(
+      "add",
+      "io.github.user/bundle",
+      file,
+      "--registry",
+      registry,
+      "--cache",
+      cache,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const node = JSON.parse(added.stdout);
+    expect(node.source.command[1]).toBe(`${node.source.cwd}/server/index.mjs`);
+    expect(node.source.cwd).toMatch(new RegExp(`^${cache}/[0-9a-f]{64}$`));
+    expect(node.source.env).toEqual({ RAW_REVISION: "2025-11-25" });
+    // Unpacked once: a second add reads it from the cache, without downloading it.
+    const kept = BUNDLES["/bundles/raw.mcpb"]!;
+    delete BUNDLES["/bundles/raw.mcpb"];
+    const again = await runCli(
+      "add",
+      "io.github.user/bundle",
+      config(),
+      "--registry",
+      registry,
+      "--cache",
+      cache,
+    );
+    BUNDLES["/bundles/raw.mcpb"] = kept;
+    expect(again.code, again.stderr).toBe(0);
+    const broker = await startBroker({ registry: { predefined: false }, tree: [node] });
+    try {
+      const tree = await broker.post("/meta_tree", { path: "/bundle" });
+      expect(tree.body.children.map((c: { path: string }) => c.path)).toEqual(["/bundle/nap"]);
+    } finally {
+      await broker.close();
+    }
+  });
+
   it("adds a remote as an http source, its URL variables filled and its secret header by variable", () => {
     const detail = SERVERS.find((s) => s.name === "com.example/tenant-api")!;
     expect(() => serverNode(detail, { env: {}, args: {} })).toThrow(/give --arg tenant=VALUE/);
@@ -284,7 +364,8 @@ describe("the MCP Registry", () => {
     expect(await refused("io.github.evil/option")).toContain(
       'refused: "--index-url=http://evil" is not a package version',
     );
-    expect(await refused("io.github.user/bundle")).toContain("has no package the broker runs");
+    expect(await refused("io.github.user/tampered")).toContain("is not the one the registry names");
+    expect(await refused("io.github.user/slip")).toContain("holds an entry outside its folder");
     expect(await refused("io.github.nobody/none")).toContain(
       "has no server io.github.nobody/none@latest",
     );
