@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { homedir } from "node:os";
+import { createInterface } from "node:readline/promises";
 import { join, resolve } from "node:path";
 import { Command, Option } from "commander";
 import { createToken } from "./auth/create-token.js";
@@ -17,7 +18,7 @@ import { selfCommand } from "./connect/self-command.js";
 import { addToConfig } from "./mcp-registry/add-to-config.js";
 import { OFFICIAL_REGISTRY, RegistryApi } from "./mcp-registry/registry-api.js";
 import { installBundle } from "./mcp-registry/mcpb-bundle.js";
-import { RUNNABLE, serverNode } from "./mcp-registry/server-node.js";
+import { MissingInputs, RUNNABLE, serverNode } from "./mcp-registry/server-node.js";
 import { importClientConfig, writeNewFile } from "./config/import-client-config.js";
 import { skeletonWithRegistry } from "./broker/registry-tree.js";
 import { ConfigSchema } from "./sources/kinds.js";
@@ -292,7 +293,19 @@ program
       const mcpb = server.packages?.find((p) => p.registryType === "mcpb");
       const bundle =
         !runnable && mcpb ? await installBundle(mcpb, opts.cache, given.args) : undefined;
-      const added = serverNode(server, given, { path: opts.path, bundle });
+      let added;
+      try {
+        added = serverNode(server, given, { path: opts.path, bundle });
+      } catch (err) {
+        // On a terminal, a person is asked for what is missing; elsewhere the error says what to give.
+        if (!(err instanceof MissingInputs) || !process.stdin.isTTY) throw err;
+        const asked = await askFor(err.names);
+        added = serverNode(
+          server,
+          { ...given, args: { ...given.args, ...asked } },
+          { path: opts.path, bundle },
+        );
+      }
       const backup = await addToConfig(configFile, added.node as { path: string });
       const say = (line: string) => process.stderr.write(`${line}\n`);
       process.stdout.write(JSON.stringify(added.node, null, 2) + "\n");
@@ -433,6 +446,18 @@ program
       `${configFile}: valid (${skeleton.nodes.size} nodes, ${skeleton.mounts.length} sources)\n`,
     );
   });
+
+/** Asks a person on the terminal for each value, one line each. */
+async function askFor(names: readonly string[]): Promise<Record<string, string>> {
+  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answers: Record<string, string> = {};
+    for (const name of names) answers[name] = await terminal.question(`${name}: `);
+    return answers;
+  } finally {
+    terminal.close();
+  }
+}
 
 async function printTree(configFile: string, log: Logger, ignoreBroken?: boolean): Promise<void> {
   const config = await loadConfig(configFile, ConfigSchema, {

@@ -22,6 +22,18 @@ const IDENTIFIERS: Readonly<Record<string, RegExp>> = {
   oci: /^[a-z0-9][a-z0-9._/:@-]*$/,
 };
 const VERSION = /^[A-Za-z0-9][A-Za-z0-9.+_-]*$/;
+/** Required inputs without a value: the arguments to give (or to ask a person for). */
+export class MissingInputs extends Error {
+  constructor(
+    server: string,
+    readonly names: readonly string[],
+  ) {
+    super(
+      `${server} needs values for its required inputs: give ${names.map((n) => `--arg ${n}=VALUE`).join(" ")}`,
+    );
+  }
+}
+
 /** The registries whose packages the broker runs itself. */
 export const RUNNABLE: ReadonlySet<string> = new Set(Object.keys(IDENTIFIERS));
 
@@ -64,14 +76,14 @@ export function serverNode(
   ): string | undefined => {
     const own = input.value ?? given.args[key] ?? input.default;
     if (own === undefined) {
-      if (input.isRequired) missing.push(`--arg ${key}=VALUE`);
+      if (input.isRequired) missing.push(key);
       return undefined;
     }
     // "{name}" in a value is its variable's value (the registry's templates).
     return own.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
       const variable = input.variables?.[name];
       const found = given.args[name] ?? variable?.value ?? variable?.default;
-      if (found === undefined && variable) missing.push(`--arg ${name}=VALUE`);
+      if (found === undefined && variable) missing.push(name);
       return found ?? whole;
     });
   };
@@ -143,10 +155,7 @@ export function serverNode(
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
     };
   }
-  if (missing.length > 0)
-    throw new Error(
-      `${detail.name} needs values for its required inputs: give ${[...new Set(missing)].join(" ")}`,
-    );
+  if (missing.length > 0) throw new MissingInputs(detail.name, [...new Set(missing)]);
   const segment =
     (path ?? detail.name.split("/").at(-1) ?? "server")
       .replace(/^\/+/, "")

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -8,7 +9,7 @@ import { strToU8, zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serverNode } from "../../src/mcp-registry/server-node.js";
 import type { ServerDetail } from "../../src/mcp-registry/server-json.js";
-import { runCli } from "../helpers/cli.js";
+import { cliArgv, runCli } from "../helpers/cli.js";
 import { everythingCommand, fixtureCommand, startBroker } from "../helpers/broker.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
 
@@ -337,6 +338,23 @@ describe("the MCP Registry", () => {
     } finally {
       await broker.close();
     }
+  });
+
+  it("asks a person on a terminal for a required input", async () => {
+    const file = config();
+    // `script` (util-linux) runs the command on a pseudo-terminal, as a person's shell would.
+    const argv = cliArgv("add", "io.github.user/local-weather", file, "--registry", registry)
+      .map((a) => `'${a}'`)
+      .join(" ");
+    const child = spawn("script", ["-qfec", argv, "/dev/null"], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    await expect.poll(() => out.includes("config_path: "), { timeout: 20_000 }).toBe(true);
+    child.stdin!.write("/etc/weather.toml\r");
+    await new Promise((resolve) => child.once("close", resolve));
+    expect(readFileSync(file, "utf8")).toContain('"/etc/weather.toml"');
   });
 
   it("adds a remote as an http source, its URL variables filled and its secret header by variable", () => {
