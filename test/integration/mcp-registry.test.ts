@@ -419,6 +419,17 @@ describe("the broker as a registry of what it serves", () => {
           { type: "sse", url: `${broker.url}/sse` },
         ],
       });
+      expect(await (await fetch(`${broker.url}/.well-known/mcp/catalog.json`)).json()).toEqual({
+        specVersion: "draft",
+        entries: [
+          {
+            identifier: "urn:air:127.0.0.1:mcp-broker",
+            displayName: "mcp-broker",
+            type: "application/mcp-server-card+json",
+            url: `${broker.url}/mcp/server-card`,
+          },
+        ],
+      });
       expect((await fetch(`${broker.url}/v0.1/servers`)).status).toBe(401);
       const list = async (who: { bearer: string }) =>
         (

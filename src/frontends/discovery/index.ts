@@ -25,7 +25,8 @@ interface Listed {
 /**
  * What the broker serves, for clients and registries that discover before
  * they connect: its own Server Card at `/mcp/server-card` (the Server Card
- * draft: identity and where to connect, never its tools), open to anyone;
+ * draft: identity and where to connect, never its tools) and the host's MCP
+ * Catalog naming it (`/.well-known/mcp/catalog.json`), open to anyone;
  * and, for a caller, each source it may see as a server of the MCP
  * Registry's API (`GET /v0.1/servers`, `/v0.1/servers/{name}/versions/{version}`)
  * and by its own card (`/mcp/<name>/server-card`), at `/mcp/<name>`.
@@ -33,6 +34,23 @@ interface Listed {
 export function discoveryRoutes(broker: Broker) {
   const open = new Hono<AuthEnv>();
   open.get("/mcp/server-card", (c) => card(c, brokerListing(c)));
+  // The MCP Catalog of the host: the broker's own card (its sources are for callers to list).
+  open.get("/.well-known/mcp/catalog.json", (c) => {
+    const url = new URL(c.req.url);
+    c.header("Access-Control-Allow-Origin", "*");
+    c.header("Cache-Control", "public, max-age=300");
+    return c.json({
+      specVersion: "draft",
+      entries: [
+        {
+          identifier: `urn:air:${url.hostname.replace(/^\[|\]$/g, "")}:mcp-broker`,
+          displayName: "mcp-broker",
+          type: CARD_TYPE,
+          url: `${url.origin}/mcp/server-card`,
+        },
+      ],
+    });
+  });
 
   const guarded = new Hono<AuthEnv>();
   guarded.get("/mcp/:name/server-card", (c) => {
