@@ -124,63 +124,31 @@ describe.skipIf(clis === undefined)("coding agents' CLIs", () => {
   });
 
   it("the MCP Inspector's CLI lists and calls over /mcp, /mcp/<name> and /sse", async () => {
-    const inspector = npmBin(clis!, "mcp-inspector");
-    const header = ["--header", `Authorization: Bearer ${caller.bearer}`];
-    const listed = await run([
-      inspector,
-      "--cli",
-      `${broker.url}/mcp`,
-      "--transport",
-      "http",
-      ...header,
-      "--method",
-      "tools/list",
-    ]);
-    expect(JSON.parse(listed.stdout).tools.map((t: { name: string }) => t.name)).toContain(
-      "meta_search",
-    );
-    const called = await run([
-      inspector,
-      "--cli",
-      `${broker.url}/mcp`,
-      "--transport",
-      "http",
-      ...header,
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "meta_call",
-      "--tool-arg",
-      "path=/demo/get-sum",
+    /** The inspector's CLI at an endpoint, with the token; its answer as JSON. */
+    const inspect = async (path: string, ...method: string[]) => {
+      const transport = path.startsWith("/sse") ? "sse" : "http";
+      const header = `Authorization: Bearer ${caller.bearer}`;
+      const ran = await run([
+        npmBin(clis!, "mcp-inspector"),
+        ...["--cli", `${broker.url}${path}`, "--transport", transport, "--header", header],
+        ...["--method", ...method],
+      ]);
+      return JSON.parse(ran.stdout) as {
+        tools: { name: string }[];
+        content: { text: string }[];
+      };
+    };
+    const names = async (path: string) =>
+      (await inspect(path, "tools/list")).tools.map((t) => t.name);
+    expect(await names("/mcp")).toContain("meta_search");
+    const called = await inspect(
+      "/mcp",
+      ...["tools/call", "--tool-name", "meta_call", "--tool-arg", "path=/demo/get-sum"],
       'args={"a":2,"b":3}',
-    ]);
-    expect(JSON.parse(called.stdout).content[0].text).toBe("The sum of 2 and 3 is 5.");
-    const alone = await run([
-      inspector,
-      "--cli",
-      `${broker.url}/mcp/demo`,
-      "--transport",
-      "http",
-      ...header,
-      "--method",
-      "tools/list",
-    ]);
-    expect(JSON.parse(alone.stdout).tools.map((t: { name: string }) => t.name)).toContain(
-      "get-sum",
     );
-    const sse = await run([
-      inspector,
-      "--cli",
-      `${broker.url}/sse`,
-      "--transport",
-      "sse",
-      ...header,
-      "--method",
-      "tools/list",
-    ]);
-    expect(JSON.parse(sse.stdout).tools.map((t: { name: string }) => t.name)).toContain(
-      "meta_call",
-    );
+    expect(called.content[0]!.text).toBe("The sum of 2 and 3 is 5.");
+    expect(await names("/mcp/demo")).toContain("get-sum");
+    expect(await names("/sse")).toContain("meta_call");
   });
 
   it("mcp-remote, the stdio proxy desktop clients use for remote servers, relays the broker", async () => {

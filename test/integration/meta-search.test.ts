@@ -51,6 +51,20 @@ afterAll(async () => {
 });
 
 const search = (body: unknown, who = admin) => broker.post("/meta_search", body, bearer(who));
+/** Registers a tool service with these functions on /rpc, as admin. */
+const register = (name: string, description: string, functions: unknown[]) =>
+  broker.post(
+    "/rpc",
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/register",
+      params: {
+        tool: { name, description, category: "OCEAN", endpoint: service.url, functions },
+      },
+    },
+    bearer(admin),
+  );
 const paths = (res: { body: { results: { path: string }[] } }) =>
   res.body.results.map((r) => r.path);
 
@@ -199,30 +213,13 @@ describe("the index follows the tree", () => {
   });
 
   it("finds a tool registered on /rpc", async () => {
-    const res = await broker.post(
-      "/rpc",
+    const res = await register("tide_tables", "Tides of harbours", [
       {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/register",
-        params: {
-          tool: {
-            name: "tide_tables",
-            description: "Tides of harbours",
-            category: "OCEAN",
-            endpoint: service.url,
-            functions: [
-              {
-                name: "high_water",
-                description: "When the high tide comes at a harbour",
-                parameters: { type: "object", properties: { harbour: { type: "string" } } },
-              },
-            ],
-          },
-        },
+        name: "high_water",
+        description: "When the high tide comes at a harbour",
+        parameters: { type: "object", properties: { harbour: { type: "string" } } },
       },
-      bearer(admin),
-    );
+    ]);
     expect(res.body.error).toBeUndefined();
     await expect
       .poll(async () => paths(await search({ query: "when is high tide in Brest" })), {
@@ -233,39 +230,22 @@ describe("the index follows the tree", () => {
   });
 
   it("lists after a hit the tool that finds the id it requires, saying so", async () => {
-    const res = await broker.post(
-      "/rpc",
+    const res = await register("lighthouses", "Lighthouses of the coast", [
       {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/register",
-        params: {
-          tool: {
-            name: "lighthouses",
-            description: "Lighthouses of the coast",
-            category: "OCEAN",
-            endpoint: service.url,
-            functions: [
-              {
-                name: "search_lighthouses",
-                description: "Lighthouses by name",
-                parameters: { type: "object", properties: { name: { type: "string" } } },
-              },
-              {
-                name: "beam_range",
-                description: "How far the beam of a lighthouse reaches",
-                parameters: {
-                  type: "object",
-                  properties: { lighthouse_id: { type: "string" } },
-                  required: ["lighthouse_id"],
-                },
-              },
-            ],
-          },
+        name: "search_lighthouses",
+        description: "Lighthouses by name",
+        parameters: { type: "object", properties: { name: { type: "string" } } },
+      },
+      {
+        name: "beam_range",
+        description: "How far the beam of a lighthouse reaches",
+        parameters: {
+          type: "object",
+          properties: { lighthouse_id: { type: "string" } },
+          required: ["lighthouse_id"],
         },
       },
-      bearer(admin),
-    );
+    ]);
     expect(res.body.error).toBeUndefined();
     const found = async () =>
       (await search({ query: "how far does the beam of Ar-Men reach", limit: 2 })).body;
