@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { homedir } from "node:os";
-import { createInterface } from "node:readline/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Command, Option } from "commander";
 import { createToken } from "./auth/create-token.js";
 import { generateDemo } from "./toolsets/emcp/demo/generate.js";
@@ -13,12 +12,9 @@ import { packageVersion } from "./contract/version.js";
 import { ConfigError } from "./config/errors.js";
 import { loadConfig } from "./config/load.js";
 import { CLIENT_TARGETS } from "./connect/clients.js";
-import { planConnection, writeConnection } from "./connect/connection.js";
-import { selfCommand } from "./connect/self-command.js";
-import { addToConfig } from "./mcp-registry/add-to-config.js";
+import { connectClient, type ConnectOptions } from "./connect/connect-command.js";
+import { addServer, type AddOptions } from "./mcp-registry/add-command.js";
 import { OFFICIAL_REGISTRY, RegistryApi } from "./mcp-registry/registry-api.js";
-import { installBundle } from "./mcp-registry/mcpb-bundle.js";
-import { MissingInputs, RUNNABLE, serverNode } from "./mcp-registry/server-node.js";
 import { importClientConfig, writeNewFile } from "./config/import-client-config.js";
 import { skeletonWithRegistry } from "./broker/registry-tree.js";
 import { ConfigSchema } from "./sources/kinds.js";
@@ -168,67 +164,8 @@ program
   .option("--token <token>", "send this token, written into the client's file as it is")
   .option("--file <file>", "the client's file, where it is not in the usual place")
   .option("--write", "merge it into the client's file, keeping a backup of what was there")
-  .action(
-    async (
-      id: string,
-      configFile: string | undefined,
-      opts: {
-        url: string;
-        name: string;
-        tokenEnv?: string;
-        token?: string;
-        file?: string;
-        write?: boolean;
-      },
-    ) => {
-      const client = CLIENT_TARGETS.find((c) => c.id === id);
-      if (!client)
-        throw new Error(
-          `no client "${id}"; the clients are ${CLIENT_TARGETS.map((c) => c.id).join(", ")}`,
-        );
-      const config =
-        configFile === undefined ? undefined : await loadConfig(configFile, ConfigSchema);
-      const asksForTokens = config?.auth !== undefined;
-      const token =
-        opts.token !== undefined
-          ? { literal: opts.token }
-          : opts.tokenEnv !== undefined || asksForTokens
-            ? { env: opts.tokenEnv ?? "MCP_BROKER_TOKEN" }
-            : undefined;
-      const broker = {
-        name: opts.name,
-        url: opts.url,
-        ...(configFile === undefined
-          ? {}
-          : (() => {
-              const self = selfCommand(process.argv[1]!);
-              return {
-                stdio: {
-                  command: self.command,
-                  args: [...self.args, "stdio", resolve(configFile)],
-                },
-              };
-            })()),
-        ...(token ? { token } : {}),
-      };
-      const file =
-        opts.file ??
-        client.file({ home: homedir(), project: process.cwd(), platform: process.platform });
-      const connection = await planConnection(client, broker, file);
-      const say = (line: string) => process.stderr.write(`${line}\n`);
-      if (!opts.write) {
-        say(`${client.title}: add this to ${file} (or run again with --write):`);
-        process.stdout.write(connection.snippet);
-      } else {
-        const backup = await writeConnection(connection);
-        say(`${client.title}: wrote ${file}${backup ? ` (what was there is in ${backup})` : ""}`);
-      }
-      if (token && "env" in token && !client.promptsForToken)
-        say(`Set ${token.env} to the token in the environment ${client.title} starts from.`);
-      if (token && "literal" in token)
-        say(`The token is written in ${file} as it is: keep that file private.`);
-      for (const note of connection.notes) say(note);
-    },
+  .action((id: string, configFile: string | undefined, opts: ConnectOptions) =>
+    connectClient(id, configFile, opts, process.argv[1]!),
   );
 
 const registryOption = () =>
@@ -272,52 +209,8 @@ program
     "where MCPB bundles are unpacked",
     join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "mcp-broker", "mcpb"),
   )
-  .action(
-    async (
-      spec: string,
-      configFile: string,
-      opts: { registry: string; path?: string; env?: string[]; arg?: string[]; cache: string },
-    ) => {
-      const at = spec.lastIndexOf("@");
-      const [name, version] = at > 0 ? [spec.slice(0, at), spec.slice(at + 1)] : [spec, "latest"];
-      const pairs = (list: string[] = []) =>
-        Object.fromEntries(
-          list.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]),
-        );
-      const { server } = await new RegistryApi(opts.registry).server(name, version);
-      const given = { env: pairs(opts.env), args: pairs(opts.arg) };
-      // A bundle is the last choice: downloaded and unpacked only when nothing else runs it.
-      const runnable = server.packages?.some(
-        (p) => p.transport.type === "stdio" && RUNNABLE.has(p.registryType),
-      );
-      const mcpb = server.packages?.find((p) => p.registryType === "mcpb");
-      const bundle =
-        !runnable && mcpb ? await installBundle(mcpb, opts.cache, given.args) : undefined;
-      let added;
-      try {
-        added = serverNode(server, given, { path: opts.path, bundle });
-      } catch (err) {
-        // On a terminal, a person is asked for what is missing; elsewhere the error says what to give.
-        if (!(err instanceof MissingInputs) || !process.stdin.isTTY) throw err;
-        const asked = await askFor(err.names);
-        added = serverNode(
-          server,
-          { ...given, args: { ...given.args, ...asked } },
-          { path: opts.path, bundle },
-        );
-      }
-      const backup = await addToConfig(configFile, added.node as { path: string });
-      const say = (line: string) => process.stderr.write(`${line}\n`);
-      process.stdout.write(JSON.stringify(added.node, null, 2) + "\n");
-      say(
-        `added ${server.name}@${server.version ?? version} to ${configFile} (what was there is in ${backup})`,
-      );
-      for (const note of added.notes) say(note);
-      for (const v of added.variables)
-        say(
-          `set ${v.name}${v.secret ? " (a secret)" : ""} in the broker's environment${v.description ? `: ${v.description}` : ""}`,
-        );
-    },
+  .action((spec: string, configFile: string, opts: AddOptions) =>
+    addServer(spec, configFile, opts),
   );
 
 program
@@ -446,18 +339,6 @@ program
       `${configFile}: valid (${skeleton.nodes.size} nodes, ${skeleton.mounts.length} sources)\n`,
     );
   });
-
-/** Asks a person on the terminal for each value, one line each. */
-async function askFor(names: readonly string[]): Promise<Record<string, string>> {
-  const terminal = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answers: Record<string, string> = {};
-    for (const name of names) answers[name] = await terminal.question(`${name}: `);
-    return answers;
-  } finally {
-    terminal.close();
-  }
-}
 
 async function printTree(configFile: string, log: Logger, ignoreBroken?: boolean): Promise<void> {
   const config = await loadConfig(configFile, ConfigSchema, {
