@@ -106,12 +106,12 @@ describe("config", () => {
         tree: [{ path: "/a", source: { backend: "carrier-pigeon", command: "x" } }],
       }),
     ).toEqual([
-      '$.tree[0].source.backend: no backend "carrier-pigeon": a source\'s "backend" is one of stdio, http, emcp, command, wasm, registry, builtin',
+      '$.tree[0].source.backend: no backend "carrier-pigeon": a source\'s "backend" is one of stdio, http, emcp, command, openapi, wasm, registry, builtin',
     ]);
     expect(
       problems({ tree: { path: "/", children: [{ path: "a", source: { command: "x" } }] } }),
     ).toEqual([
-      '$.tree.children[0].source.backend: no backend given: a source\'s "backend" is one of stdio, http, emcp, command, wasm, registry, builtin',
+      '$.tree.children[0].source.backend: no backend given: a source\'s "backend" is one of stdio, http, emcp, command, openapi, wasm, registry, builtin',
     ]);
   });
 
@@ -119,7 +119,7 @@ describe("config", () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 2 }), (backend) => {
         fc.pre(
-          !["stdio", "http", "emcp", "command", "wasm", "registry", "builtin"].includes(
+          !["stdio", "http", "emcp", "command", "openapi", "wasm", "registry", "builtin"].includes(
             backend as string,
           ),
         );

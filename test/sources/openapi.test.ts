@@ -295,6 +295,8 @@ describe("an OpenAPI document as tools", () => {
   });
 
   it("keeps every path argument inside its segment: no argument reaches another path, host or parameter", async () => {
+    const climbing = await call("/pets/showPetById", { petId: ".." });
+    expect(climbing.error?.message).toMatch(/cannot be "\." or "\.\."/);
     const got = await echoed("/pets/showPetById", { petId: "../admin?all=1#x" });
     expect(got.path).toBe("/v1/pets/..%2Fadmin%3Fall%3D1%23x");
     expect(got.query).toBe("");
@@ -444,6 +446,12 @@ describe("building a request", () => {
   it("keeps any argument within its own segment or parameter, on the API's host", () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), fc.string(), (dir, name, q) => {
+        const build = () =>
+          buildRequest(operation, places, { dir, name, q }, "https://api.example.com/base", {});
+        if ([dir, name].some((v) => v === "." || v === "..")) {
+          expect(build).toThrow(/cannot be "\." or "\.\."/);
+          return;
+        }
         const request = buildRequest(
           operation,
           places,

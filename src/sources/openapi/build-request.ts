@@ -71,6 +71,9 @@ export function buildRequest(
     const { username, password } = auth.basic;
     headers.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
   }
+  // URLs read "." and ".." (even encoded) as moves between segments: no argument may make one.
+  if (path.split("/").some((segment) => /^(\.|%2e){1,2}$/i.test(segment)))
+    throw new TypeError(`a path argument cannot be "." or "..": it would name another path`);
   if (cookies.length > 0) headers.cookie = cookies.join("; ");
   // The base's own path is kept: "https://api.example.com/v2" + "/pets" is /v2/pets.
   const url = new URL(base.replace(/\/+$/, "") + path);
