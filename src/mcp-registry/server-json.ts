@@ -67,6 +67,7 @@ export const ServerList = z.looseObject({
 });
 
 export type ServerDetail = z.infer<typeof ServerDetail>;
+export type InputWithVariables = z.infer<typeof WithVariables>;
 export type Package = z.infer<typeof Package>;
 export type Argument = z.infer<typeof Argument>;
 export type KeyValueInput = z.infer<typeof KeyValueInput>;

@@ -1,5 +1,11 @@
 import type { InstalledBundle } from "./mcpb-bundle.js";
-import type { Argument, KeyValueInput, Package, ServerDetail } from "./server-json.js";
+import type {
+  Argument,
+  InputWithVariables,
+  KeyValueInput,
+  Package,
+  ServerDetail,
+} from "./server-json.js";
 
 /** Values the user gave for a server's inputs: environment variables, and arguments and URL variables by name. */
 export interface GivenInputs {
@@ -56,24 +62,7 @@ export function serverNode(
   const variables: { name: string; secret: boolean; description?: string }[] = [];
   const notes: string[] = [];
   const missing: string[] = [];
-  const value = (
-    input: {
-      value?: string | undefined;
-      default?: string | undefined;
-      variables?:
-        | Record<
-            string,
-            {
-              value?: string | undefined;
-              default?: string | undefined;
-              isRequired?: boolean | undefined;
-            }
-          >
-        | undefined;
-      isRequired?: boolean | undefined;
-    },
-    key: string,
-  ): string | undefined => {
+  const value = (input: InputWithVariables, key: string): string | undefined => {
     const own = input.value ?? given.args[key] ?? input.default;
     if (own === undefined) {
       if (input.isRequired) missing.push(key);
@@ -92,7 +81,10 @@ export function serverNode(
     const env: Record<string, string> = {};
     for (const input of inputs ?? []) {
       const variable = input.name.toUpperCase().replace(/[^A-Z0-9_]/g, "_");
-      const chosen = input.isSecret ? undefined : (given.env[variable] ?? value(input, input.name));
+      // A variable without a value is one for the broker's environment, not a question.
+      const chosen = input.isSecret
+        ? undefined
+        : (given.env[variable] ?? value({ ...input, isRequired: false }, input.name));
       if (chosen !== undefined) env[input.name] = literal(chosen);
       else if (input.isSecret || input.isRequired) {
         env[input.name] = `\${${variable}}`;
