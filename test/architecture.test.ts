@@ -29,6 +29,7 @@ const RANK: Record<string, number> = {
   connect: 7,
   "mcp-registry": 7,
   cli: 8,
+  main: 9,
   "export-config-schema": 7,
 };
 

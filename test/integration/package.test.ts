@@ -33,7 +33,7 @@ describe("the package", () => {
     }[];
     tarball = join(work, packed!.filename);
     const files = packed!.files.map((f) => f.path);
-    expect(files).toContain("dist/cli.js");
+    expect(files).toContain("dist/main.js");
     expect(files).toContain("examples/demo.json");
     expect(files).toContain("console/index.html");
     for (const file of files) expect(file).not.toMatch(/^(src|test|bench)\/|\.sqlite|\.test\.js$/);
@@ -49,6 +49,19 @@ describe("the package", () => {
     for (const dev of ["tsx", "vitest", "typescript", "eslint"])
       expect(tree).not.toContain(`${dev}@`);
   }, 600_000);
+
+  it("says which Node.js it needs when started by an older one", () => {
+    // Debian's own Node.js, where it is older than 22 (as on the machines this was written on).
+    const old = spawnSync("/usr/bin/node", ["--version"], { encoding: "utf8" });
+    if (old.status !== 0 || Number(old.stdout.slice(1).split(".")[0]) >= 22) {
+      console.warn("skipped: no Node.js older than 22 at /usr/bin/node");
+      return;
+    }
+    const entry = join(installed, "node_modules", "mcp-broker", "dist", "main.js");
+    const ran = spawnSync("/usr/bin/node", [entry, "--version"], { encoding: "utf8" });
+    expect(ran.status).toBe(1);
+    expect(ran.stderr).toBe(`mcp-broker needs Node.js 22 or newer; this is ${old.stdout.trim()}\n`);
+  });
 
   it("serves the demo tree from the installed package, started from another folder", async () => {
     const child = spawn(

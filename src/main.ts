@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+/**
+ * The program's entry: it checks the Node.js version before anything else is
+ * loaded, since an older Node fails inside a dependency with no word of why.
+ */
+const major = Number(process.versions.node.split(".")[0]);
+if (major < 22) {
+  process.stderr.write(`mcp-broker needs Node.js 22 or newer; this is ${process.version}\n`);
+  process.exit(1);
+}
+await import("./cli.js");
