@@ -224,8 +224,10 @@ export class ToolSearch {
   }
 }
 
+/** Everything of a tool the index reads: a change to any part puts it again. */
 function signatureOf(tool: SearchableTool): string {
-  return `${tool.name}\0${tool.description}\0${tool.parameters}\0${tool.context}`;
+  const required = (tool.requiredParameters ?? []).join("\0");
+  return `${tool.name}\0${tool.description}\0${tool.parameters}\0${tool.context}\0\0${required}`;
 }
 
 /** Each index term of a request, and the word of the request it comes from, as written. */

@@ -256,6 +256,21 @@ describe("a hit that requires an id", () => {
     });
   });
 
+  it("follows a tool whose parameters become required, and stop being", async () => {
+    const search = new ToolSearch({ log: silent });
+    const optional = tmdb.map((t) => ({ ...t, requiredParameters: [] }));
+    search.update(optional);
+    const query = { query: "who directed Titanic", limit: 5, accepts: everything };
+    expect((await search.search(query)).map((h) => h.path)).toEqual(["/tmdb/movie_credits"]);
+    search.update(tmdb);
+    expect((await search.search(query)).map((h) => h.path)).toEqual([
+      "/tmdb/movie_credits",
+      "/tmdb/search_movie",
+    ]);
+    search.update(optional);
+    expect((await search.search(query)).map((h) => h.path)).toEqual(["/tmdb/movie_credits"]);
+  });
+
   it("is not followed by a finder the caller may not have, nor past the limit", async () => {
     const search = new ToolSearch({ log: silent });
     search.update(tmdb);
