@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-import { homedir } from "node:os";
-import { join } from "node:path";
 import { Command, Option } from "commander";
 import { createToken } from "./auth/create-token.js";
 import { generateDemo } from "./toolsets/emcp/demo/generate.js";
@@ -9,6 +7,7 @@ import { Broker } from "./broker/broker.js";
 import { createLogger, LOG_LEVELS, type Logger } from "./contract/log.js";
 import { listenBanner } from "./app/listen-banner.js";
 import { packageVersion } from "./contract/version.js";
+import { cacheFolder } from "./contract/cache-folder.js";
 import { ConfigError } from "./config/errors.js";
 import { loadConfig } from "./config/load.js";
 import { CLIENT_TARGETS } from "./connect/clients.js";
@@ -204,11 +203,7 @@ program
     "a value for one of its environment variables (secrets are never written: set them in the environment)",
   )
   .option("--arg <NAME=VALUE...>", "a value for one of its arguments or URL variables")
-  .option(
-    "--cache <folder>",
-    "where MCPB bundles are unpacked",
-    join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "mcp-broker", "mcpb"),
-  )
+  .option("--cache <folder>", "where MCPB bundles are unpacked", cacheFolder("mcpb"))
   .action((spec: string, configFile: string, opts: AddOptions) =>
     addServer(spec, configFile, opts),
   );

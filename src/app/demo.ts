@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { access, constants, mkdir, rename, rm } from "node:fs/promises";
-import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cacheFolder } from "../contract/cache-folder.js";
 import { generateDemo } from "../toolsets/emcp/demo/generate.js";
 import { openDatabase } from "../toolsets/emcp/open-database.js";
 
@@ -36,8 +36,7 @@ async function demoDatabase(): Promise<string> {
     () => true,
     () => false,
   );
-  const cache = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "mcp-broker");
-  const file = writable ? beside : join(cache, "demo-cms.sqlite");
+  const file = writable ? beside : join(cacheFolder(), "demo-cms.sqlite");
   if (existsSync(file)) return file;
   await mkdir(dirname(file), { recursive: true });
   // Written aside, then renamed: a demo started meanwhile never opens half a database.

@@ -8,6 +8,16 @@ import { jsonPath } from "./errors.js";
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}|\$\{/g;
 const NAME = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
 
+/**
+ * Text that substitution leaves as it is: every `${` written `$${`. For values
+ * read from elsewhere (another client's file, a registry), which name no
+ * variable of the broker's.
+ */
+export function literalText(text: string): string {
+  // A function, not a string: in a replacement string "$$" means one "$".
+  return text.replaceAll("${", () => "$${");
+}
+
 export function substituteEnv(
   value: unknown,
   env: NodeJS.ProcessEnv,

@@ -81,10 +81,7 @@ export async function installBundle(
 }
 
 async function download(url: string, sha256: string): Promise<Uint8Array> {
-  const named = new HostAllowlist(
-    [new URL(url).hostname.replace(/^\[|\]$/g, "")],
-    "the bundle's host",
-  );
+  const named = HostAllowlist.ofUrls([url], "the bundle's host");
   const anywherePublic = new PublicAddresses("a release host");
   // Its own host, and where a release host redirects (public addresses only): the hash vouches for it.
   const policy: AddressPolicy = {

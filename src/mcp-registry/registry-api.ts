@@ -1,3 +1,4 @@
+import { parseJson } from "../contract/json-text.js";
 import { HostAllowlist } from "../net/host-allowlist.js";
 import { guardedRequest } from "../net/guarded-request.js";
 import { ServerList, ServerResponse } from "./server-json.js";
@@ -45,16 +46,14 @@ export class RegistryApi {
       method: "GET",
       headers: { accept: "application/json" },
       // The registry the user named, and nowhere a redirect would take it.
-      policy: new HostAllowlist([url.hostname.replace(/^\[|\]$/g, "")], "the registry's host"),
+      policy: HostAllowlist.ofUrls([url], "the registry's host"),
       maxBytes: MAX_ANSWER_BYTES,
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     if (answer.status === 404 && what) throw new Error(`${this.base} has no server ${what}`);
     if (answer.status !== 200) throw new Error(`${this.base} answered HTTP ${answer.status}`);
-    try {
-      return JSON.parse(answer.body.toString("utf8")) as unknown;
-    } catch {
-      throw new Error(`${this.base} answered something that is not JSON`);
-    }
+    const value = parseJson(answer.body.toString("utf8"));
+    if (value === undefined) throw new Error(`${this.base} answered something that is not JSON`);
+    return value;
   }
 }

@@ -1,3 +1,4 @@
+import { literalText } from "../config/env.js";
 import type { InstalledBundle } from "./mcpb-bundle.js";
 import type {
   Argument,
@@ -85,7 +86,7 @@ export function serverNode(
       const chosen = input.isSecret
         ? undefined
         : (given.env[variable] ?? value({ ...input, isRequired: false }, input.name));
-      if (chosen !== undefined) env[input.name] = literal(chosen);
+      if (chosen !== undefined) env[input.name] = literalText(chosen);
       else if (input.isSecret || input.isRequired) {
         env[input.name] = `\${${variable}}`;
         variables.push({
@@ -102,8 +103,8 @@ export function serverNode(
       const key =
         arg.type === "named" ? (arg.name ?? "").replace(/^-+/, "") : (arg.valueHint ?? "");
       const chosen = value(arg, key);
-      if (arg.type === "named") return chosen === undefined ? [] : [arg.name!, literal(chosen)];
-      return chosen === undefined ? [] : [literal(chosen)];
+      if (arg.type === "named") return chosen === undefined ? [] : [arg.name!, literalText(chosen)];
+      return chosen === undefined ? [] : [literalText(chosen)];
     });
 
   const pkg = detail.packages?.find(
@@ -120,7 +121,7 @@ export function serverNode(
   } else if (bundle) {
     const mcpb = detail.packages?.find((p) => p.registryType === "mcpb");
     const env = { ...bundle.env, ...environment(mcpb?.environmentVariables) };
-    source = { backend: "stdio", command: bundle.command.map(literal), cwd: bundle.folder };
+    source = { backend: "stdio", command: bundle.command.map(literalText), cwd: bundle.folder };
     if (Object.keys(env).length > 0) source.env = env;
     notes.push(`runs the MCPB bundle unpacked in ${bundle.folder}, its SHA-256 checked`);
   } else {
@@ -143,7 +144,7 @@ export function serverNode(
     const headers = environment(remote.headers);
     source = {
       backend: "http",
-      url: url && literal(url),
+      url: url && literalText(url),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
     };
   }
@@ -167,9 +168,6 @@ export function serverNode(
     notes,
   };
 }
-
-/** A value from the registry or the user is text, never one of the config's `${…}` (a function: "$$" is "$"). */
-const literal = (text: string) => text.replaceAll("${", () => "$${");
 
 function commandOf(
   pkg: Package,

@@ -34,6 +34,14 @@ export class HostAllowlist implements AddressPolicy {
     }
   }
 
+  /** The hosts of these URLs alone (an IPv6 address without its brackets). */
+  static ofUrls(urls: readonly (string | URL)[], setting: string): HostAllowlist {
+    return new HostAllowlist(
+      urls.map((url) => new URL(url).hostname.replace(/^\[|\]$/g, "")),
+      setting,
+    );
+  }
+
   /** Problems with the entries of a config, such as `10.0.0.0/33`. */
   static problems(entries: readonly string[]): string[] {
     return entries

@@ -1,3 +1,4 @@
+import { parentOf } from "../tree/path.js";
 import { analyze } from "./analyze.js";
 import type { SearchableTool } from "./searchable-tool.js";
 
@@ -36,7 +37,7 @@ export class Prerequisites {
 
   put(tool: SearchableTool): void {
     this.remove(tool.path);
-    const node = tool.path.slice(0, tool.path.lastIndexOf("/"));
+    const node = parentOf(tool.path);
     const key = (thing: string) => `${node}\0${thing}`;
     const requires = new Map<string, string>();
     for (const parameter of tool.requiredParameters ?? []) {

@@ -32,10 +32,9 @@ export class IssuerKeys {
     private readonly jwksUrl?: string,
     private readonly refetchCooldownMs = REFETCH_COOLDOWN_MS,
   ) {
-    const hosts = [new URL(issuer).hostname, ...(jwksUrl ? [new URL(jwksUrl).hostname] : [])];
     this.request = guardedFetch({
-      policy: new HostAllowlist(
-        hosts.map((h) => h.replace(/^\[|\]$/g, "")),
+      policy: HostAllowlist.ofUrls(
+        [issuer, ...(jwksUrl ? [jwksUrl] : [])],
         "the issuer's and jwks_uri's hosts",
       ),
       maxBytes: MAX_DOCUMENT_BYTES,

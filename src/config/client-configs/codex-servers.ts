@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { literalText } from "../env.js";
 import { jsonPath } from "../errors.js";
 import type { ClientServer, ReadServers } from "./client-server.js";
 
@@ -24,10 +25,8 @@ const CodexServer = z.looseObject({
 });
 
 /** Codex reads its values as written: a `${` in one is not a variable of the broker's. */
-// A function, not a string: in a replacement string "$$" means one "$".
-const literal = (text: string) => text.replaceAll("${", () => "$${");
 const literals = (values: Record<string, string> | undefined) =>
-  values && Object.fromEntries(Object.entries(values).map(([k, v]) => [k, literal(v)]));
+  values && Object.fromEntries(Object.entries(values).map(([k, v]) => [k, literalText(v)]));
 
 const IGNORED: Readonly<Record<string, string>> = {
   tool_timeout_sec: "a call's time limit is the broker's own (timeout, tool_overrides)",
@@ -87,11 +86,11 @@ export function readCodexServers(doc: Record<string, unknown>, problems: string[
       (entry.startup_timeout_ms !== undefined ? entry.startup_timeout_ms / 1000 : undefined);
     servers.push({
       name,
-      ...(entry.command !== undefined ? { command: literal(entry.command) } : {}),
-      ...(entry.args ? { args: entry.args.map(literal) } : {}),
+      ...(entry.command !== undefined ? { command: literalText(entry.command) } : {}),
+      ...(entry.args ? { args: entry.args.map(literalText) } : {}),
       ...(Object.keys(env).length > 0 ? { env } : {}),
-      ...(entry.cwd !== undefined ? { cwd: literal(entry.cwd) } : {}),
-      ...(entry.url !== undefined ? { url: literal(entry.url) } : {}),
+      ...(entry.cwd !== undefined ? { cwd: literalText(entry.cwd) } : {}),
+      ...(entry.url !== undefined ? { url: literalText(entry.url) } : {}),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
       ...(entry.enabled_tools ? { includeTools: entry.enabled_tools } : {}),
       ...(entry.disabled_tools ? { excludeTools: entry.disabled_tools } : {}),

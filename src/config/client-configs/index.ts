@@ -1,3 +1,4 @@
+import { isJsonObject } from "../../contract/json-text.js";
 import { ConfigError } from "../errors.js";
 import { readCodexServers } from "./codex-servers.js";
 import type { ReadServers } from "./client-server.js";
@@ -22,9 +23,8 @@ export interface TranslatedConfig {
  * absolute path, for the editors' `${workspaceFolder}`.
  */
 export function translateClientConfig(doc: unknown, file: string): TranslatedConfig | undefined {
-  if (doc === null || typeof doc !== "object" || Array.isArray(doc))
-    throw new ConfigError(file, ["$: expected an object"]);
-  const fields = doc as Record<string, unknown>;
+  if (!isJsonObject(doc)) throw new ConfigError(file, ["$: expected an object"]);
+  const fields = doc;
   if ("tree" in fields) return undefined;
   const problems: string[] = [];
   let format: ClientFormat;

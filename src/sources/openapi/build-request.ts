@@ -1,3 +1,4 @@
+import { isJsonObject } from "../../contract/json-text.js";
 import type { ApiAuth } from "./config.js";
 import type { Operation, Parameter } from "./operations.js";
 import type { ArgumentPlace } from "./tool-schema.js";
@@ -98,14 +99,14 @@ function queryPairs(parameter: Parameter, value: unknown): [string, string][] {
   const style = parameter.style ?? "form";
   const explode = parameter.explode ?? style === "form";
   const name = parameter.name;
-  if (style === "deepObject" && isObject(value))
+  if (style === "deepObject" && isJsonObject(value))
     return Object.entries(value).map(([k, v]) => [`${name}[${k}]`, scalar(v)]);
   if (Array.isArray(value)) {
     if (explode && style === "form") return value.map((v) => [name, scalar(v)]);
     const separator = style === "spaceDelimited" ? " " : style === "pipeDelimited" ? "|" : ",";
     return [[name, value.map(scalar).join(separator)]];
   }
-  if (isObject(value)) {
+  if (isJsonObject(value)) {
     if (explode) return Object.entries(value).map(([k, v]) => [k, scalar(v)]);
     return [[name, Object.entries(value).flat().map(scalar).join(",")]];
   }
@@ -123,7 +124,7 @@ function headerValue(parameter: Parameter, value: unknown): string {
 /** `simple` style: arrays and objects as comma-separated lists (exploded objects as k=v). */
 function simple(value: unknown, explode: boolean, separator: string): string {
   if (Array.isArray(value)) return value.map(scalar).join(separator);
-  if (isObject(value))
+  if (isJsonObject(value))
     return Object.entries(value)
       .map(([k, v]) => (explode ? `${k}=${scalar(v)}` : `${k},${scalar(v)}`))
       .join(separator);
@@ -135,7 +136,7 @@ function matrix(name: string, value: unknown, explode: boolean): string {
     return explode
       ? value.map((v) => `;${name}=${scalar(v)}`).join("")
       : `;${name}=${value.map(scalar).join(",")}`;
-  if (isObject(value))
+  if (isJsonObject(value))
     return explode
       ? Object.entries(value)
           .map(([k, v]) => `;${k}=${scalar(v)}`)
@@ -147,7 +148,7 @@ function matrix(name: string, value: unknown, explode: boolean): string {
 /** Every string in a value percent-encoded, for the path: nothing an argument holds is a separator. */
 function encodeDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(encodeDeep);
-  if (isObject(value))
+  if (isJsonObject(value))
     return Object.fromEntries(
       Object.entries(value).map(([k, v]) => [encodeURIComponent(k), encodeDeep(v)]),
     );
@@ -155,7 +156,7 @@ function encodeDeep(value: unknown): unknown {
 }
 
 function encodeBody(mediaType: string, value: unknown): Buffer {
-  if (mediaType === "application/x-www-form-urlencoded" && isObject(value)) {
+  if (mediaType === "application/x-www-form-urlencoded" && isJsonObject(value)) {
     const form = new URLSearchParams();
     for (const [k, v] of Object.entries(value))
       for (const item of Array.isArray(v) ? v : [v]) form.append(k, scalar(item));
@@ -168,8 +169,4 @@ function encodeBody(mediaType: string, value: unknown): Buffer {
 function scalar(value: unknown): string {
   if (value === null) return "null";
   return typeof value === "object" ? JSON.stringify(value) : String(value);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { isJsonObject, parseJson } from "../../contract/json-text.js";
 import type { GuardedResponse } from "../../net/guarded-request.js";
 
 /** How much of an error answer's text a tool error quotes. */
@@ -27,13 +28,13 @@ export function callResult(answer: GuardedResponse): CallToolResult {
           text: `HTTP ${answer.status}${messageOf(json, text) ? `: ${messageOf(json, text)}` : ""}`,
         },
       ],
-      ...(isObject(json) ? { structuredContent: { status: answer.status, body: json } } : {}),
+      ...(isJsonObject(json) ? { structuredContent: { status: answer.status, body: json } } : {}),
     };
   }
   if (json !== undefined) {
     return {
       content: [{ type: "text", text }],
-      ...(isObject(json) ? { structuredContent: json } : {}),
+      ...(isJsonObject(json) ? { structuredContent: json } : {}),
     };
   }
   if (type.startsWith("image/"))
@@ -48,25 +49,13 @@ export function callResult(answer: GuardedResponse): CallToolResult {
 }
 
 function messageOf(json: unknown, text: string): string {
-  if (isObject(json)) {
+  if (isJsonObject(json)) {
     for (const key of ["message", "error", "detail", "title", "error_description"]) {
       const value = json[key];
       if (typeof value === "string") return value.slice(0, ERROR_TEXT);
-      if (isObject(value) && typeof value.message === "string")
+      if (isJsonObject(value) && typeof value.message === "string")
         return value.message.slice(0, ERROR_TEXT);
     }
   }
   return text.trim().slice(0, ERROR_TEXT);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { BrokerError } from "../../contract/errors.js";
+import { isJsonObject, parseJson } from "../../contract/json-text.js";
 import { HostAllowlist } from "../../net/host-allowlist.js";
 import { guardedRequest } from "../../net/guarded-request.js";
 
@@ -51,19 +52,16 @@ export class ClientCredentialsToken {
         authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`,
       },
       body: Buffer.from(form.toString()),
-      policy: new HostAllowlist(
-        [new URL(url).hostname.replace(/^\[|\]$/g, "")],
-        "the token URL's host",
-      ),
+      policy: HostAllowlist.ofUrls([url], "the token URL's host"),
       maxBytes: MAX_ANSWER_BYTES,
       signal: AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]),
     });
-    let body: { access_token?: unknown; expires_in?: unknown; error?: unknown } = {};
-    try {
-      body = JSON.parse(answer.body.toString("utf8")) as typeof body;
-    } catch {
-      // Said below: no token.
-    }
+    const answered = parseJson(answer.body.toString("utf8"));
+    const body: { access_token?: unknown; expires_in?: unknown; error?: unknown } = isJsonObject(
+      answered,
+    )
+      ? answered
+      : {};
     if (answer.status !== 200 || typeof body.access_token !== "string")
       throw new BrokerError(
         "unavailable",

@@ -62,10 +62,7 @@ async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
       method: "GET",
       headers: { accept: "application/json, application/yaml, text/yaml, */*" },
       // The operator named this URL; a redirect elsewhere is refused.
-      policy: new HostAllowlist(
-        [new URL(url).hostname.replace(/^\[|\]$/g, "")],
-        "the document's own host",
-      ),
+      policy: HostAllowlist.ofUrls([url], "the document's own host"),
       maxBytes: MAX_DOCUMENT_BYTES,
       signal: signal ?? AbortSignal.timeout(FETCH_TIMEOUT_MS),
     });

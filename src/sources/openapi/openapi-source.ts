@@ -25,6 +25,8 @@ export class OpenApiSource implements Router {
   private base = "";
   private title: string | undefined;
   private grant: ClientCredentialsToken | undefined;
+  /** The API's host and the operator's additions: where its requests may go (nowhere before start). */
+  private policy = new HostAllowlist([], "the API's host");
 
   constructor(
     readonly name: string,
@@ -37,6 +39,10 @@ export class OpenApiSource implements Router {
     const info = document.info as { title?: unknown; description?: unknown } | undefined;
     this.title = typeof info?.description === "string" ? info.description : undefined;
     this.base = this.config.base_url ?? serverOf(document, this.config.spec);
+    this.policy = new HostAllowlist(
+      [new URL(this.base).hostname.replace(/^\[|\]$/g, ""), ...(this.config.allowed_hosts ?? [])],
+      `the API's host and allowed_hosts of ${this.name}`,
+    );
     const auth = this.config.auth;
     this.grant =
       auth && "client_credentials" in auth
@@ -109,7 +115,7 @@ export class OpenApiSource implements Router {
       method: request.method as Parameters<typeof guardedRequest>[1]["method"],
       headers,
       ...(request.body ? { body: request.body } : {}),
-      policy: this.policy(),
+      policy: this.policy,
       maxBytes: this.config.max_response_bytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       signal,
     });
@@ -118,15 +124,6 @@ export class OpenApiSource implements Router {
   /** Nothing is held open between calls (the connections are the shared agents'). */
   async close(): Promise<void> {
     this.tools = new Map();
-  }
-
-  /** The API's host and the operator's additions: where its requests may go. */
-  private policy(): HostAllowlist {
-    const host = new URL(this.base).hostname.replace(/^\[|\]$/g, "");
-    return new HostAllowlist(
-      [host, ...(this.config.allowed_hosts ?? [])],
-      `the API's host and allowed_hosts of ${this.name}`,
-    );
   }
 }
 

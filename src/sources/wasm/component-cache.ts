@@ -6,9 +6,9 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { cacheFolder } from "../../contract/cache-folder.js";
 import { MANIFEST, type TranspileManifest } from "./transpile-manifest.js";
 
 // The transpiled code depends on jco's version as much as on the component.
@@ -45,8 +45,7 @@ export interface TranspiledComponent {
 
 /** `$XDG_CACHE_HOME/mcp-broker/wasm`, else `~/.cache/mcp-broker/wasm`. */
 export function defaultCacheDir(): string {
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  return join(base, "mcp-broker", "wasm");
+  return cacheFolder("wasm");
 }
 
 /** Reads, transpiles (or finds in the cache) and compiles the component at `path`. */
