@@ -1,7 +1,8 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { translateClientConfig } from "./client-configs/index.js";
 import { ConfigError } from "./errors.js";
+import { readConfigText } from "./load.js";
 import { readDocument } from "./read-document.js";
 
 /**
@@ -12,12 +13,7 @@ import { readDocument } from "./read-document.js";
 export async function importClientConfig(
   file: string,
 ): Promise<{ json: string; warnings: readonly string[] }> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    throw new ConfigError(file, [`cannot read the file: ${(err as Error).message}`]);
-  }
+  const text = await readConfigText(file);
   const translated = translateClientConfig(readDocument(text, file), resolve(file));
   if (!translated) throw new ConfigError(file, ["$: already a broker config (it has a tree)"]);
   return { json: JSON.stringify(translated.config, null, 2) + "\n", warnings: translated.warnings };

@@ -55,6 +55,18 @@ const UNREADABLE: Readonly<Record<string, string>> = {
   ENOTDIR: "a part of its path is not a folder",
 };
 
+/** A config file's text; a file that cannot be read is a ConfigError saying why in words. */
+export async function readConfigText(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === undefined ? (err as Error).message : `${UNREADABLE[code] ?? code} (${code})`;
+    throw new ConfigError(file, [`cannot read the file: ${why}`]);
+  }
+}
+
 /**
  * Reads and validates a config file; every failure is a ConfigError naming
  * the file. Its relative paths are resolved against its folder.
@@ -64,15 +76,7 @@ export async function loadConfig(
   schema: ConfigSchemaOf,
   options: { env?: NodeJS.ProcessEnv; warn?: ConfigWarn } = {},
 ): Promise<Config> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === undefined ? (err as Error).message : `${UNREADABLE[code] ?? code} (${code})`;
-    throw new ConfigError(file, [`cannot read the file: ${why}`]);
-  }
+  const text = await readConfigText(file);
   return inConfigFolder(dirname(resolve(file)), () =>
     parseConfig(text, file, schema, options.env ?? process.env, options.warn),
   );

@@ -14,7 +14,7 @@ export interface BrokerAddress {
 export interface JsonEdit {
   readonly path: readonly (string | number)[];
   readonly value: unknown;
-  /** Appended to the array at `path` unless an item with the same `id` is there. */
+  /** Appended to the array at `path` (made if missing), unless an item with the same `id` is there. */
   readonly append?: true;
 }
 

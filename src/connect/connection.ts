@@ -44,22 +44,42 @@ export async function planConnection(
 }
 
 /** Writes the file, keeping what was there as `FILE.bak-<time>`; returns the backup's name. */
-export async function writeConnection(connection: Connection): Promise<string | undefined> {
-  const { file } = connection;
+export function writeConnection(connection: Connection): Promise<string | undefined> {
+  return replaceFile(connection.file, connection.after, connection.exists);
+}
+
+/**
+ * Writes `text` as `file`, first copying what was there (`existed`) to
+ * `FILE.bak-<time>`, whose name it returns.
+ */
+export async function replaceFile(
+  file: string,
+  text: string,
+  existed: boolean,
+): Promise<string | undefined> {
   await mkdir(dirname(file), { recursive: true });
   let backup: string | undefined;
-  if (connection.exists) {
+  if (existed) {
     backup = `${file}.bak-${new Date().toISOString().replace(/[:.]/g, "-")}`;
     await copyFile(file, backup);
   }
   // Written beside, then renamed over: a client reading it meanwhile sees one or the other.
   const next = `${file}.mcp-broker-${process.pid}`;
-  await writeFile(next, connection.after, { mode: 0o600 });
+  await writeFile(next, text, { mode: 0o600 });
   await rename(next, file);
   return backup;
 }
 
-function editJson(before: string | undefined, edits: readonly JsonEdit[], file: string): string {
+/**
+ * A JSON (or JSONC) object's text with the edits made, its comments and
+ * formatting kept; `before` undefined is an empty object. Refused when it
+ * is not an object.
+ */
+export function editJson(
+  before: string | undefined,
+  edits: readonly JsonEdit[],
+  file: string,
+): string {
   let text = before ?? "{}\n";
   for (const edit of edits) {
     const errors: ParseError[] = [];
@@ -78,7 +98,8 @@ function editJson(before: string | undefined, edits: readonly JsonEdit[], file: 
       const list = valueAt(current, edit.path);
       const id = (edit.value as { id?: unknown }).id;
       if (Array.isArray(list)) {
-        if (list.some((item) => (item as { id?: unknown } | null)?.id === id)) continue;
+        if (id !== undefined && list.some((item) => (item as { id?: unknown } | null)?.id === id))
+          continue;
         path = [...path, list.length];
         isArrayInsertion = true;
       } else value = [edit.value];

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { applyEdits, modify, parse as parseJsonc, type ParseError } from "jsonc-parser";
-import { writeConnection } from "../connect/connection.js";
+import { parse as parseJsonc, type ParseError } from "jsonc-parser";
+import { editJson, replaceFile } from "../connect/connection.js";
 
 /**
  * Adds a node to a broker config file's `tree`, the file's comments and
@@ -19,18 +19,6 @@ export async function addToConfig(file: string, node: { path: string } & Record<
     throw new Error(`${file}'s tree is one root node, not a list: add the server by hand under it`);
   if (tree.some((n: { path?: unknown }) => n?.path === node.path))
     throw new Error(`${file} has a node ${node.path} already; give another --path`);
-  const edit =
-    config.tree === undefined
-      ? modify(before, ["tree"], [node], { formattingOptions: { insertSpaces: true, tabSize: 2 } })
-      : modify(before, ["tree", tree.length], node, {
-          isArrayInsertion: true,
-          formattingOptions: { insertSpaces: true, tabSize: 2 },
-        });
-  return writeConnection({
-    file,
-    after: applyEdits(before, edit),
-    exists: true,
-    snippet: "",
-    notes: [],
-  });
+  const after = editJson(before, [{ path: ["tree"], value: node, append: true }], file);
+  return replaceFile(file, after, true);
 }

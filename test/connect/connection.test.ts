@@ -13,7 +13,7 @@ import { translateClientConfig } from "../../src/config/client-configs/index.js"
 import { readDocument } from "../../src/config/read-document.js";
 import type { BrokerAddress } from "../../src/connect/client-target.js";
 import { CLIENT_TARGETS } from "../../src/connect/clients.js";
-import { planConnection, writeConnection } from "../../src/connect/connection.js";
+import { editJson, planConnection, writeConnection } from "../../src/connect/connection.js";
 
 const folder = () => mkdtempSync(join(tmpdir(), "connect-"));
 const client = (id: string) => CLIENT_TARGETS.find((c) => c.id === id)!;
@@ -74,6 +74,16 @@ describe("mcp-broker connect", () => {
     // Again: the entry is replaced, the input asked for once.
     const again = await connect("vscode", file);
     expect(again.match(/"id": "mcp-broker-token"/g)).toHaveLength(1);
+  });
+
+  it("appends to a list once per id, and always where an item has none", () => {
+    const input = { path: ["inputs"], value: { id: "a" }, append: true as const };
+    const node = { path: ["tree"], value: { path: "/x" }, append: true as const };
+    const once = editJson('{"tree": [{"path": "/y"}]}', [input, input, node, node], "f.json");
+    expect(JSON.parse(once)).toEqual({
+      tree: [{ path: "/y" }, { path: "/x" }, { path: "/x" }],
+      inputs: [{ id: "a" }],
+    });
   });
 
   it("appends a table to Codex's TOML, and will not write one that is there", async () => {

@@ -22,6 +22,24 @@ export interface ClientServer {
   readonly description?: string;
 }
 
+/**
+ * Says, for each field of a server's entry that its format's schema does not
+ * read, why it is ignored (`ignored` names the fields a client has and the
+ * broker has no use for), or that it is unknown.
+ */
+export function sayIgnoredFields(
+  entry: object,
+  known: object,
+  ignored: Readonly<Record<string, string>>,
+  said: (what: string) => void,
+): void {
+  for (const field of Object.keys(entry)) {
+    if (field in known) continue;
+    const why = ignored[field];
+    said(why ? `"${field}" ignored: ${why}` : `unknown field "${field}" ignored`);
+  }
+}
+
 /** What reading a client's file gave: its servers, and what it could not carry over. */
 export interface ReadServers {
   readonly servers: ClientServer[];

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { literalText } from "../env.js";
 import { jsonPath } from "../errors.js";
-import type { ClientServer, ReadServers } from "./client-server.js";
+import { sayIgnoredFields, type ClientServer, type ReadServers } from "./client-server.js";
 
 const Names = z.array(z.string().min(1));
 const TextMap = z.record(z.string(), z.string());
@@ -63,11 +63,7 @@ export function readCodexServers(doc: Record<string, unknown>, problems: string[
       said("disabled in the file; left out");
       continue;
     }
-    for (const field of Object.keys(entry)) {
-      if (field in CodexServer.shape) continue;
-      const why = IGNORED[field];
-      said(why ? `"${field}" ignored: ${why}` : `unknown field "${field}" ignored`);
-    }
+    sayIgnoredFields(entry, CodexServer.shape, IGNORED, said);
     const env = {
       ...Object.fromEntries((entry.env_vars ?? []).map((v) => [v, `\${${v}}`])),
       ...literals(entry.env),

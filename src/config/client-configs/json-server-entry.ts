@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { jsonPath } from "../errors.js";
 import type { ClientVariables } from "./client-variables.js";
-import type { ClientServer } from "./client-server.js";
+import { sayIgnoredFields, type ClientServer } from "./client-server.js";
 
 /** A string, or a number or boolean written where a string belongs (`"PORT": 8080`). */
 const Text = z.union([z.string(), z.number(), z.boolean()]).transform(String);
@@ -71,11 +71,7 @@ export function readJsonServer(
     said("disabled in the file; left out");
     return undefined;
   }
-  for (const field of Object.keys(entry)) {
-    if (field in JsonServerEntry.shape) continue;
-    const why = IGNORED[field];
-    said(why ? `"${field}" ignored: ${why}` : `unknown field "${field}" ignored`);
-  }
+  sayIgnoredFields(entry, JsonServerEntry.shape, IGNORED, said);
   const kind = entry.type ?? entry.transport;
   if (kind !== undefined && !STDIO_TYPES.has(kind) && !HTTP_TYPES.has(kind) && !SSE_TYPES.has(kind))
     said(`type "${kind}" is not one the broker knows (stdio, http, sse); read as written`);
