@@ -28,8 +28,11 @@ const NOT_REACHED = new Set([
   "ENETUNREACH",
 ]);
 
+/** The methods a request may have (a REST API's operations use all of them). */
+export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | "TRACE";
+
 export interface GuardedRequest {
-  readonly method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+  readonly method: HttpMethod;
   readonly body?: Buffer;
   readonly headers?: Record<string, string>;
   readonly policy: AddressPolicy;

@@ -112,7 +112,7 @@ export class OpenApiSource implements Router {
       ? { ...request.headers, authorization: `Bearer ${await this.grant.token(signal)}` }
       : request.headers;
     return guardedRequest(request.url.href, {
-      method: request.method as Parameters<typeof guardedRequest>[1]["method"],
+      method: request.method,
       headers,
       ...(request.body ? { body: request.body } : {}),
       policy: this.policy,

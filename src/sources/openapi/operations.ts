@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import type { HttpMethod } from "../../net/guarded-request.js";
 import type { OpenApiDocument } from "./load-document.js";
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
@@ -19,7 +20,7 @@ export interface Parameter {
 export interface Operation {
   /** The tool's name: the operationId, or the method and path, within the tool name rules. */
   readonly name: string;
-  readonly method: string;
+  readonly method: HttpMethod;
   readonly path: string;
   readonly title: string;
   readonly description: string;
@@ -73,7 +74,7 @@ export function operationsOf(
       const description = typeof operation.description === "string" ? operation.description : "";
       out.push({
         name: uniqueName(operationId ?? `${method}${path}`, taken),
-        method: method.toUpperCase(),
+        method: method.toUpperCase() as HttpMethod,
         path,
         title: summary || route,
         description: [summary, description, `(${route})`].filter(Boolean).join(" "),
