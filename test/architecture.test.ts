@@ -18,6 +18,7 @@ const RANK: Record<string, number> = {
   tree: 2,
   output: 2,
   net: 2,
+  tasks: 2,
   policy: 3,
   toolsets: 3,
   registry: 3,

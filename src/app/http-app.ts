@@ -14,7 +14,8 @@ import { tokenAuth, type AuthEnv } from "../frontends/http/token-auth/index.js";
 import { discoveryRoutes } from "../frontends/discovery/index.js";
 import { traceContext } from "../frontends/http/trace-context/index.js";
 import { mcpEndpoints, type SessionLimits } from "../frontends/mcp/index.js";
-import { metaRoutes } from "../frontends/rest/index.js";
+import { isJsonObject } from "../contract/json-text.js";
+import { metaRoutes, taskRoutes } from "../frontends/rest/index.js";
 import { rpcRoutes } from "../frontends/rpc/index.js";
 
 /** Where clients look for an authorization server at the resource's own origin. */
@@ -66,6 +67,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     // The rest of an oversized body is never read, so the connection cannot be reused.
     if (e.kind === "too_large") c.header("Connection", "close");
     if (e.kind === "rate_limited") c.header("Retry-After", String(e.details?.retry_after_s ?? 1));
+    // A call parked as a task awaiting approval: answered as a task, where to follow it.
+    if (e.kind === "pending" && isJsonObject(e.details?.task)) {
+      c.header("Location", `/tasks/${String(e.details.task.id)}`);
+      return c.json({ task: e.details.task, message: e.message }, 202);
+    }
     const oauth = options.credentials().oauth;
     const scope = e.details?.scope;
     if (e.kind === "forbidden" && oauth && typeof scope === "string") {
@@ -192,6 +198,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   });
   app.route("/", metaRoutes(broker));
+  app.route("/", taskRoutes(broker));
   app.route("/", discovery.guarded);
   const consoleEndpoints = consoleApi(broker, options.credentials);
   app.route("/", consoleEndpoints.app);

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../contract/log.js";
 import type { SourceEvent } from "../contract/router.js";
@@ -25,6 +27,8 @@ import { SourcePool } from "./source-pool.js";
  */
 export interface BrokerParts {
   readonly store: StateStore;
+  /** This instance among those sharing the store: named in the tasks it runs. */
+  readonly instance: string;
   readonly inputBridgeKey: Uint8Array | undefined;
   readonly toolRegistry: ToolRegistry;
   readonly sources: SourcePool;
@@ -63,6 +67,7 @@ export async function openBrokerParts(
     });
     return {
       store,
+      instance: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
       inputBridgeKey,
       toolRegistry,
       sources: new SourcePool(log, toolRegistry, events.toolsChanged, events.sourceEvent),

@@ -41,6 +41,10 @@ import { MAX_QUERY_CHARS } from "./meta-api/requests.js";
 import { typescriptDeclarations } from "../tree/typescript-declarations.js";
 import { runScript } from "./meta-run.js";
 import { runSettingsOf } from "./run-settings.js";
+import { digestOf } from "../contract/digest.js";
+import { ApprovalRules } from "../tasks/approval-rules.js";
+import { TaskBook } from "../tasks/task-book.js";
+import { TaskDesk, type TaskSettings } from "./task-desk.js";
 
 export interface BrokerOptions {
   readonly log: Logger;
@@ -89,6 +93,9 @@ export class Broker {
   readonly registry: RegistryDesk;
   /** Where frontends log what must not go on the wire: internal errors, refused tokens. */
   readonly log: Logger;
+  /** Calls kept as tasks, and the approvals they wait for. */
+  readonly tasks: TaskDesk;
+  private taskSettings: TaskSettings;
 
   private constructor(
     private config: Config,
@@ -99,7 +106,23 @@ export class Broker {
     log: Logger,
   ) {
     this.log = log;
-    this.policy = policyFor(config, parts, log);
+    this.taskSettings = taskSettingsOf(config);
+    this.tasks = new TaskDesk({
+      book: new TaskBook(parts.store, parts.instance),
+      bus: parts.store.bus,
+      log,
+      audit: (entry) =>
+        parts.auditSink.write(
+          entry,
+          this.current.get(entry.path)?.type === "tool"
+            ? this.current.tool(entry.path).sourceId
+            : "-",
+        ),
+      call: (path, args, caller) => this.call(path, args, caller),
+      policyOf: (path) => this.policyDigest(path),
+      settings: () => this.taskSettings,
+    });
+    this.policy = policyFor(config, parts, log, this.tasks);
     this.registry = new RegistryDesk(parts.toolRegistry, {
       mount: () => this.config.registry?.mount ?? DEFAULT_REGISTRY_MOUNT,
       fits: (tools) => skeletonWithRegistry(this.config, tools),
@@ -462,6 +485,7 @@ export class Broker {
   }
 
   async close(): Promise<void> {
+    this.tasks.close();
     this.rebuilds.stop();
     this.registryApplies.stop();
     await closeBrokerParts(this.parts);
@@ -476,10 +500,32 @@ export class Broker {
     const { toStart, kept, stopped } = await this.parts.sources.retain(skeleton.mounts);
     this.config = config;
     this.skeleton = skeleton;
-    if (newChain) this.policy = policyFor(config, this.parts, this.log);
+    if (newChain) {
+      this.taskSettings = taskSettingsOf(config);
+      this.policy = policyFor(config, this.parts, this.log, this.tasks);
+    }
     await this.parts.sources.start(toStart, true);
     await this.rebuild();
     return { kept, started: toStart.length, stopped };
+  }
+
+  /**
+   * SHA-256 of what decides a call of the tool at `path`: the tool's
+   * definition and settings, its source's config, and the config's tokens,
+   * approvals, rate limits and redaction. An approval is bound to it, so a
+   * change of any of these needs a new one.
+   */
+  private policyDigest(path: string): string {
+    const leaf = this.current.tool(path);
+    const mount = this.skeleton.mounts.find((m) => m.id === leaf.sourceId);
+    const { auth, approvals, rate_limits, redact, limits } = this.config;
+    return digestOf({
+      tool: leaf.tool,
+      limits: leaf.limits,
+      timeoutMs: leaf.timeoutMs,
+      source: mount?.source,
+      config: { auth, approvals, rate_limits, redact, limits },
+    });
   }
 
   private mayReach(principal: Principal, action: ScopeAction, path: string): void {
@@ -540,6 +586,14 @@ export class Broker {
  * source says its tools changed.
  */
 const REBUILD_SPACING = 4;
+
+function taskSettingsOf(config: Config): TaskSettings {
+  return {
+    ttlMs: (config.tasks?.ttl_s ?? 86_400) * 1000,
+    maxResultBytes: config.tasks?.max_result_bytes ?? 1024 * 1024,
+    rules: new ApprovalRules(config.approvals),
+  };
+}
 
 /** The settings only a restart applies, by name. */
 function restartOnly(config: Config): Record<string, unknown> {

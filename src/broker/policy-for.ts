@@ -4,6 +4,7 @@ import { DEFAULT_RESULT_QUOTA } from "../policy/admission/index.js";
 import { RateLimits } from "../policy/admission/rate-limits.js";
 import { compose, policyLinks } from "../policy/chain.js";
 import type { Next } from "../policy/link.js";
+import type { ApprovalGate } from "../policy/approval/index.js";
 import type { BrokerParts } from "./broker-parts.js";
 import { dispatch } from "./dispatch.js";
 
@@ -15,7 +16,12 @@ export interface Policy {
 }
 
 /** The policy chain for a config, around the call to the source. */
-export function policyFor(config: Config, parts: BrokerParts, log: Logger): Policy {
+export function policyFor(
+  config: Config,
+  parts: BrokerParts,
+  log: Logger,
+  approvals?: ApprovalGate,
+): Policy {
   const rateLimits = (config.rate_limits ?? []).map((r) => ({
     token: r.token,
     path: r.path,
@@ -35,6 +41,7 @@ export function policyFor(config: Config, parts: BrokerParts, log: Logger): Poli
     },
     redactKeys: config.redact ?? [],
     audit: parts.auditSink.write,
+    approvals,
     relayDropped: (path, what) =>
       log.warn({ path, what }, "a backend relayed more than a request may (relay budget)"),
   });

@@ -11,7 +11,15 @@ import { z } from "zod";
 export const RENDER_MODES = ["mcp", "text", "json"] as const;
 export const EXPOSE_MODES = ["meta", "flat", "both"] as const;
 
-export const SCOPE_ACTIONS = ["tree", "describe", "call", "run", "register", "admin"] as const;
+export const SCOPE_ACTIONS = [
+  "tree",
+  "describe",
+  "call",
+  "run",
+  "register",
+  "approve",
+  "admin",
+] as const;
 
 export const LimitsSchema = z
   .strictObject({
@@ -122,13 +130,13 @@ function nodeSchema(source: z.ZodType<SourceConfig>): z.ZodType<NodeConfig> {
 }
 
 /** A broker scope: ACTION:PATH-GLOB. */
-export const SCOPE_PATTERN = /^(tree|describe|call|run|register|admin|\*):\/\S*$/;
+export const SCOPE_PATTERN = /^(tree|describe|call|run|register|approve|admin|\*):\/\S*$/;
 
 const ScopeSchema = z
   .string()
   .regex(
     SCOPE_PATTERN,
-    'a scope is ACTION:PATH-GLOB, ACTION one of tree, describe, call, run, register, admin or *, such as "call:/cms/**"',
+    'a scope is ACTION:PATH-GLOB, ACTION one of tree, describe, call, run, register, approve, admin or *, such as "call:/cms/**"',
   );
 
 /** Principal ids the broker gives callers of its own: no token may take one. */
@@ -271,6 +279,74 @@ const SessionsSchema = z
       .describe("A session without a request for this long is closed. Default 1800."),
   })
   .describe("Streamable HTTP sessions of /mcp and /mcp/<name>: bounded, so memory is.");
+
+const TasksSchema = z
+  .strictObject({
+    ttl_s: z
+      .number()
+      .positive()
+      .optional()
+      .describe("How long a task and its result are kept after it was created; default 86400."),
+    answer_within_ms: z
+      .int()
+      .min(0)
+      .max(60_000)
+      .optional()
+      .describe(
+        "A client of MCP's Tasks extension is answered in place when the call ends within this many milliseconds, else given a task; default 1000.",
+      ),
+    max_result_bytes: z
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        "A task's result larger than this is not kept: the task fails, saying so. Default 1048576.",
+      ),
+  })
+  .describe("Calls kept as tasks: REST's Prefer: respond-async, MCP's Tasks extension, approvals.");
+
+const ApprovalRuleSchema = z.strictObject({
+  path: z.string().startsWith("/").describe("A glob over tool paths, such as /files/write_*."),
+  ttl_s: z
+    .number()
+    .positive()
+    .optional()
+    .describe("How long the approval may be given after the call asked; default 900."),
+  approver: z
+    .enum(["scope", "caller"])
+    .optional()
+    .describe(
+      'Who approves: "scope" (default), a person whose token has approve on the path; "caller", the person at the calling client, asked through MCP elicitation.',
+    ),
+});
+
+const ApprovalsSchema = z.union([
+  z.array(ApprovalRuleSchema),
+  z.strictObject({
+    rules: z.array(ApprovalRuleSchema).optional(),
+    destructive: z
+      .boolean()
+      .optional()
+      .describe("Also ask for approval of every tool whose annotations say destructiveHint."),
+    ttl_s: z
+      .number()
+      .positive()
+      .optional()
+      .describe("The default of the rules' ttl_s (and of destructive tools'); default 900."),
+    wait_s: z
+      .number()
+      .min(0)
+      .max(3600)
+      .optional()
+      .describe(
+        "How long a call waits for the decision before it is answered with its task; default 60.",
+      ),
+    self_approval: z
+      .boolean()
+      .optional()
+      .describe("Whether an approver may approve a call of their own token; default false."),
+  }),
+]);
 
 const RunSchema = z
   .strictObject({
@@ -536,6 +612,10 @@ export function configSchema(
     toolsets: toolsets.optional(),
     tool_search: ToolSearchSchema.optional(),
     run: RunSchema.optional(),
+    tasks: TasksSchema.optional(),
+    approvals: ApprovalsSchema.optional().describe(
+      'Calls a person approves before they run: a list of rules, or {"rules", "destructive", "ttl_s", "wait_s", "self_approval"}.',
+    ),
   });
 }
 
@@ -544,5 +624,7 @@ export type ToolOverride = z.infer<typeof ToolOverrideSchema>;
 export type RenderMode = (typeof RENDER_MODES)[number];
 export type Limits = z.infer<typeof LimitsSchema>;
 export type RunConfig = z.infer<typeof RunSchema>;
+export type ApprovalsConfig = z.infer<typeof ApprovalsSchema>;
+export type ApprovalRuleConfig = z.infer<typeof ApprovalRuleSchema>;
 export type ScopeAction = (typeof SCOPE_ACTIONS)[number];
 export type ExposeMode = (typeof EXPOSE_MODES)[number];

@@ -14,6 +14,8 @@ export type ErrorKind =
   | "timeout"
   | "unavailable"
   | "execution_failed"
+  /** The call waits for a person's approval, as a task (`details.task`): not run yet. */
+  | "pending"
   | "internal";
 
 /** The kinds that are a policy's refusal of a request, not a failure of its work. */
@@ -41,6 +43,7 @@ export const HTTP_STATUS = {
   timeout: 504,
   unavailable: 503,
   execution_failed: 200,
+  pending: 202,
   internal: 500,
 } as const satisfies Record<ErrorKind, number>;
 

@@ -77,6 +77,17 @@ export interface CallerContext {
   readonly idempotencyKey?: string | undefined;
   /** The `meta_run` script this call was made by: its audit record and span say so. */
   readonly runId?: string | undefined;
+  /**
+   * The call is followed as this task (REST's `Prefer: respond-async`, MCP's
+   * Tasks extension): one that must wait for an approval is answered with
+   * its task at once, under this id.
+   */
+  readonly asTask?: string | undefined;
+  /**
+   * The binding of the approval this call carries out: set by the broker
+   * alone, once, for the approved task it runs; never from a request.
+   */
+  readonly approved?: string | undefined;
 }
 
 /** Everything a source may need to run one call: the caller's context and its deadline. */

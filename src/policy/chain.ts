@@ -5,6 +5,7 @@
  * `(request, next) => result` (policy/link.ts).
  */
 import type { StateStore } from "../state/store.js";
+import { approval, type ApprovalGate } from "./approval/index.js";
 import { argsDepth } from "./args-depth/index.js";
 import { audit, type AuditEntry } from "./audit/index.js";
 import { authorize } from "./authorize/index.js";
@@ -28,6 +29,8 @@ export interface PolicySettings {
   readonly audit: (entry: AuditEntry, source: string) => void;
   /** Told when a backend's relaying to its caller met its budget (for the log). */
   readonly relayDropped?: ((path: string, what: string) => void) | undefined;
+  /** Where calls that need a person's approval wait for it; none: no call needs one. */
+  readonly approvals?: ApprovalGate | undefined;
 }
 
 /** The links, outermost first. */
@@ -46,6 +49,8 @@ export function policyLinks(settings: PolicySettings): Link[] {
     ),
     argsDepth(), // before anything below walks the arguments recursively
     validateArguments(), // the tool's schema (tool calls)
+    // a call the config wants approved waits for a person; approvers see only valid calls
+    ...(settings.approvals?.rules.any ? [approval(settings.approvals)] : []),
     limits(), // request size and `limit`; result size on the way back
     timeout(), // cancels at the backend
     // logs, progress and the backend's own requests to the caller, bounded per request

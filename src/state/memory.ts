@@ -45,6 +45,16 @@ export class MemoryStore implements StateStore {
     return admitBySteps(this, buckets, claim);
   }
 
+  async valuesUnder(prefix: string, max: number): Promise<string[]> {
+    const values: string[] = [];
+    for (const key of this.entries.keys()) {
+      if (values.length >= max) break;
+      const value = key.startsWith(prefix) ? this.live(key) : undefined;
+      if (value !== undefined) values.push(value);
+    }
+    return values;
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.entries.clear();

@@ -90,6 +90,7 @@ export class RedisStore implements StateStore {
   readonly kind = "redis";
   readonly bus: RedisBus;
   private readonly redis: Redis;
+  private readonly prefix: string;
   private readonly leases = new BucketLeases();
 
   /**
@@ -102,6 +103,7 @@ export class RedisStore implements StateStore {
     private readonly log?: Logger,
   ) {
     const address = redisAddress(spec);
+    this.prefix = prefix;
     this.redis = connectRedis(address, {
       keyPrefix: prefix,
       enableOfflineQueue: false,
@@ -224,6 +226,26 @@ export class RedisStore implements StateStore {
     if (answer[0] === "wait")
       return { admitted: false, bucket: Number(answer[1]), waitS: Number(answer[2]) };
     return { admitted: true };
+  }
+
+  /**
+   * By SCAN, which walks the whole key space in steps without blocking Redis;
+   * its pattern is not given the connection's key prefix, so it is added here.
+   */
+  valuesUnder(prefix: string, max: number): Promise<string[]> {
+    return this.run(async () => {
+      const pattern = `${this.prefix}${prefix}`.replace(/[*?[\]\\]/g, "\\$&") + "*";
+      const values: string[] = [];
+      let cursor = "0";
+      do {
+        const [next, keys] = await this.redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
+        cursor = next;
+        const names = keys.slice(0, max - values.length).map((k) => k.slice(this.prefix.length));
+        if (names.length === 0) continue;
+        for (const value of await this.redis.mget(...names)) if (value !== null) values.push(value);
+      } while (cursor !== "0" && values.length < max);
+      return values;
+    });
   }
 
   async close(): Promise<void> {

@@ -14,6 +14,7 @@ export class SqliteStore implements StateStore {
   private readonly upsert: Database.Statement<[string, string, number]>;
   private readonly remove: Database.Statement<[string]>;
   private readonly removeIf: Database.Statement<[string, string]>;
+  private readonly under: Database.Statement<[number, string, number, number], { value: string }>;
   private readonly cas: (
     key: string,
     expected: string | undefined,
@@ -35,6 +36,10 @@ export class SqliteStore implements StateStore {
     );
     this.remove = this.db.prepare("DELETE FROM state WHERE key = ?");
     this.removeIf = this.db.prepare("DELETE FROM state WHERE key = ? AND value = ?");
+    // substr, not LIKE: a prefix is matched as it is, its % and _ included.
+    this.under = this.db.prepare(
+      "SELECT value FROM state WHERE substr(key, 1, ?) = ? AND expires > ? LIMIT ?",
+    );
     const sweep = this.db.prepare("DELETE FROM state WHERE expires <= ?");
     const cas = this.db.transaction(
       (key: string, expected: string | undefined, value: string, expires: number) => {
@@ -79,6 +84,10 @@ export class SqliteStore implements StateStore {
 
   admit(buckets: readonly Bucket[], claim?: Claim): Promise<Admission> {
     return admitBySteps(this, buckets, claim);
+  }
+
+  async valuesUnder(prefix: string, max: number): Promise<string[]> {
+    return this.under.all(prefix.length, prefix, Date.now(), max).map((row) => row.value);
   }
 
   async close(): Promise<void> {

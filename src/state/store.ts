@@ -1,6 +1,6 @@
 /**
  * The one place for state that must survive a restart or be shared by several
- * broker instances: idempotency records and rate-limit buckets. A small
+ * broker instances: idempotency records, rate-limit buckets, tasks. A small
  * key-value contract with TTLs and an atomic compare-and-set, which is enough
  * to build exactly-once and exact counting on top, on every implementation.
  */
@@ -44,6 +44,12 @@ export interface StateStore {
    * takes a token from every bucket, all or none, and then claims the key.
    */
   admit(buckets: readonly Bucket[], claim?: Claim): Promise<Admission>;
+  /**
+   * The values of the live keys that start with `prefix`, at most `max` of
+   * them, in no set order: for the few records that are looked up by kind
+   * (tasks awaiting a decision), never for what a call path reads.
+   */
+  valuesUnder(prefix: string, max: number): Promise<string[]>;
   close(): Promise<void>;
 }
 

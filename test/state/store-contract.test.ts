@@ -155,6 +155,21 @@ describe.each(stores)("the %s store", (_name, make, available) => {
     expect(await store.get("n")).toBe("50");
     await store.close();
   });
+  it.runIf(available)(
+    "finds the values under a prefix as written, glob characters and all, and no others",
+    () =>
+      onStore(make, async (store) => {
+        await store.set("task:a*[b]?", "1", 60_000);
+        await store.set("task:a*[b]?-2", "2", 60_000);
+        await store.set("task:ab", "other", 60_000);
+        await store.set("task:a*[b]?-gone", "expired", 1);
+        await store.set("tasks", "outside", 60_000);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        expect((await store.valuesUnder("task:a*[b]?", 10)).sort()).toEqual(["1", "2"]);
+        expect(await store.valuesUnder("task:a*[b]?", 1)).toHaveLength(1);
+        expect(await store.valuesUnder("nothing:", 10)).toEqual([]);
+      }),
+  );
 });
 
 describe("stores", () => {

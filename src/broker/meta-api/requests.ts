@@ -4,6 +4,7 @@
  * `tools/search`) and from which MCP's `inputSchema`s are made (tools.ts):
  * the same request is the same answer, whichever way it came.
  */
+import { TASK_STATUSES } from "../../tasks/task.js";
 import { z } from "zod";
 import { normalizePath } from "../../tree/path.js";
 
@@ -83,4 +84,14 @@ export const RunRequest = z.strictObject({
     .optional()
     .describe("Seconds it may run, calls included; default 30."),
   report_calls: z.boolean().optional().describe("Add call_log, each call's outcome and time."),
+});
+
+/** `GET /tasks`'s query: one status, or every task the caller may see. */
+export const TaskListQuery = z.strictObject({
+  status: z.enum(TASK_STATUSES).optional(),
+});
+
+/** The body of `POST /tasks/<id>/approve` and `/deny`: why, optionally. */
+export const DecisionRequest = z.strictObject({
+  reason: z.string().max(1000).optional().describe("Why, kept with the task and audited."),
 });

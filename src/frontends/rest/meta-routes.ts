@@ -4,6 +4,7 @@ import { BrokerError } from "../../contract/errors.js";
 import type { AuthEnv } from "../http/token-auth/index.js";
 import type { CallAnswer } from "../../broker/meta-api/answers.js";
 import { parseRequest } from "../../broker/meta-api/parse-request.js";
+import { viewOf } from "../../tasks/task.js";
 import {
   CallRequest,
   DescribeRequest,
@@ -17,7 +18,9 @@ import {
  * `/meta_run`: JSON in, JSON out. A script that failed is still answered
  * 200, its `error` saying why; a run the policy refuses is an error. A call's answer says when its output was cut
  * (`truncated`) or had keys removed (`redacted`), and how long the call took
- * (`Server-Timing: call;dur=…`, in milliseconds).
+ * (`Server-Timing: call;dur=…`, in milliseconds). With `Prefer: respond-async`,
+ * a call is a task: `202`, its `{"task"}` and `Location: /tasks/<id>`; so is
+ * a call that waits for an approval longer than `approvals.wait_s`.
  * Errors are thrown as BrokerError and encoded by the app's error handler.
  */
 export function metaRoutes(broker: Broker): Hono<AuthEnv> {
@@ -39,13 +42,22 @@ export function metaRoutes(broker: Broker): Hono<AuthEnv> {
     const started = performance.now();
     let redacted = false;
     let unkept: string | undefined;
-    const out = await broker.call(path, args, {
+    const caller = {
       signal: c.req.raw.signal,
       principal: c.get("principal"),
       idempotencyKey: c.req.header("idempotency-key"),
       redacted: () => (redacted = true),
-      unkept: (why) => (unkept = why),
-    });
+      unkept: (why: string) => (unkept = why),
+    };
+    if (respondAsync(c.req.header("prefer"))) {
+      const started = await broker.tasks.start(path, args, caller, 0);
+      if ("task" in started) {
+        c.header("preference-applied", "respond-async");
+        c.header("location", `/tasks/${started.task.id}`);
+        return c.json({ task: viewOf(started.task) }, 202);
+      }
+    }
+    const out = await broker.call(path, args, caller);
     c.header("server-timing", `call;dur=${(performance.now() - started).toFixed(1)}`);
     const answer: CallAnswer = { path: out.path, is_error: out.isError, output: out.output };
     if (out.truncated) answer.truncated = true;
@@ -62,6 +74,13 @@ export function metaRoutes(broker: Broker): Hono<AuthEnv> {
     return c.json(answer);
   });
   return app;
+}
+
+/** Whether a `Prefer` header (RFC 7240) asks for `respond-async`. */
+function respondAsync(prefer: string | undefined): boolean {
+  return (prefer ?? "")
+    .split(",")
+    .some((p) => p.split(";")[0]!.trim().toLowerCase() === "respond-async");
 }
 
 async function jsonBody(c: Context): Promise<unknown> {

@@ -7,8 +7,12 @@ import { resultBytes } from "../result-bytes.js";
 export interface AuditRecord {
   time: string;
   token: string;
-  /** The kind of request: `tools/call`, `resources/read`, `prompts/get`…, or `meta_run` for a script. */
-  method: RequestKind | "meta_run";
+  /**
+   * The kind of request: `tools/call`, `resources/read`, `prompts/get`…,
+   * `meta_run` for a script, or `task` for a step of a task (its `outcome`:
+   * proposed, approved, denied, executed, delivered, cancelled).
+   */
+  method: RequestKind | "meta_run" | "task";
   /** Where it was governed: the tool's leaf, or the source's node. */
   path: string;
   /** `ok`, `tool_error` (the tool answered isError), or the error kind. */
@@ -18,6 +22,8 @@ export interface AuditRecord {
   result_bytes: number;
   /** The `meta_run` script the request was made by, or (for `meta_run`) the script's own id. */
   run_id?: string;
+  /** The task a `task` record is a step of. */
+  task_id?: string;
 }
 
 /**
