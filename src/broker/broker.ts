@@ -590,6 +590,7 @@ const REBUILD_SPACING = 4;
 function taskSettingsOf(config: Config): TaskSettings {
   return {
     ttlMs: (config.tasks?.ttl_s ?? 86_400) * 1000,
+    answerWithinMs: config.tasks?.answer_within_ms ?? 1000,
     maxResultBytes: config.tasks?.max_result_bytes ?? 1024 * 1024,
     rules: new ApprovalRules(config.approvals),
   };

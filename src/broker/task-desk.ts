@@ -35,6 +35,8 @@ export interface TaskDeskOptions {
 
 export interface TaskSettings {
   readonly ttlMs: number;
+  /** A client of MCP's Tasks extension is answered in place when its call ends this soon. */
+  readonly answerWithinMs: number;
   readonly maxResultBytes: number;
   readonly rules: ApprovalRules;
 }
@@ -72,6 +74,10 @@ export class TaskDesk implements ApprovalGate {
     return this.options.settings().rules;
   }
 
+  get answerWithinMs(): number {
+    return this.options.settings().answerWithinMs;
+  }
+
   /**
    * Starts a call followed as a task. Where it ends within `answerWithinMs`
    * (and needs no approval) its output is the answer and no task is kept;
@@ -86,7 +92,27 @@ export class TaskDesk implements ApprovalGate {
     const id = randomUUID();
     const controller = new AbortController();
     this.running.set(id, controller);
-    const run = this.options.call(path, args, { ...caller, signal: controller.signal, asTask: id });
+    // Once the answer is the task, the request is over: nothing more goes back on it.
+    let answered = false;
+    const { request, progress, notify } = caller;
+    const run = this.options.call(path, args, {
+      ...caller,
+      signal: controller.signal,
+      asTask: id,
+      request:
+        request &&
+        ((r, signal, key) =>
+          answered
+            ? Promise.reject(
+                new BrokerError(
+                  "unavailable",
+                  `the backend asked the client for ${r.method} after the call became a task, which cannot ask its client anything`,
+                ),
+              )
+            : request(r, signal, key)),
+      progress: progress && ((p) => answered || progress(p)),
+      notify: notify && ((n) => answered || notify(n)),
+    });
     const early = await Promise.race([
       run.then(
         (output) => ({ output }),
@@ -102,6 +128,7 @@ export class TaskDesk implements ApprovalGate {
       this.running.delete(id);
       throw early.err;
     }
+    answered = true;
     const parked = await this.options.book.read(id);
     if (parked) {
       // An approval parked it; the approver's instance runs it.

@@ -29,6 +29,8 @@ export async function runConformance(
   url: string,
   suite: Suite,
   scenario?: string,
+  /** Runs an extension's scenario, which is on no revision's timeline. */
+  extension = false,
 ): Promise<Map<string, ScenarioResult>> {
   const args =
     suite === "0.1 (2025-11-25)"
@@ -39,7 +41,7 @@ export async function runConformance(
           "--url",
           url,
           ...(scenario
-            ? ["--scenario", scenario, "--spec-version", suite]
+            ? ["--scenario", scenario, "--spec-version", suite, ...(extension ? ["--force"] : [])]
             : ["--requirements", suite]),
         ];
   const child = spawn(process.execPath, args, {

@@ -4,8 +4,8 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
-  type CallToolResult,
   type ServerCapabilities,
+  type ServerResult,
   type Tool,
 } from "@modelcontextprotocol/server";
 import type { Broker } from "../../../broker/broker.js";
@@ -19,7 +19,7 @@ import {
   announceCatalogChanges,
   serveAggregateCatalog,
 } from "./aggregate-catalog.js";
-import { jsonResult, toCallToolResult } from "./call-result.js";
+import { jsonResult } from "./call-result.js";
 import { combinedHint } from "./cache-hint.js";
 import { handleRequest } from "./handle-request.js";
 import {
@@ -41,7 +41,8 @@ import {
   SearchRequest,
   TreeRequest,
 } from "../../../broker/meta-api/requests.js";
-import { requestContext } from "./request-context.js";
+import { requestContext, type RequestExtra } from "./request-context.js";
+import { callTool, serveTaskMethods, TASKS_CAPABILITY } from "./task-extension.js";
 
 export interface McpServerOptions {
   readonly expose: ExposeMode;
@@ -60,7 +61,7 @@ export function brokerServerInfo(expose: ExposeMode): {
   instructions: string | undefined;
 } {
   return {
-    capabilities: { tools: { listChanged: true }, ...AGGREGATE_CAPABILITIES },
+    capabilities: { tools: { listChanged: true }, ...AGGREGATE_CAPABILITIES, ...TASKS_CAPABILITY },
     instructions:
       expose === "flat"
         ? undefined
@@ -82,6 +83,8 @@ export function createMcpServer(broker: Broker, options: McpServerOptions): Serv
   server.onerror = (err) => broker.log.warn({ err }, "MCP session error");
   const host = sdkHost(server, options.era, options.principal().id, options.bridge);
   const subscribed = serveBroker(host, broker, { ...options, session });
+  if (options.era === "modern" || options.era === "modern-request")
+    serveTaskMethods(host, broker, options.principal);
   // A server that lives for one request does not hear of changes: they reach
   // its client on the endpoint's `subscriptions/listen` streams (listen-notices.ts).
   if (servesOneRequest(options.era))
@@ -133,7 +136,7 @@ export function serveBroker(
   handleRequest(host, CallToolRequestSchema, handling, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
     const ctx = requestContext(extra, principal(), session, request.params._meta);
-    if (showMeta && META_TOOL_NAMES.has(name)) return metaCall(broker, name, args, ctx);
+    if (showMeta && META_TOOL_NAMES.has(name)) return metaCall(broker, name, args, ctx, extra);
     const found = showFlat ? broker.tree().toolByFlatName(name) : undefined;
     // One tools/list does not show is unknown, whether it exists or not.
     const leaf = found && allows(ctx.principal, "call", found.path) ? found : undefined;
@@ -142,7 +145,7 @@ export function serveBroker(
         ProtocolErrorCode.InvalidParams,
         `unknown tool "${name}"; tools/list shows the tools there are`,
       );
-    return toCallToolResult(await broker.call(leaf.path, args, ctx));
+    return callTool(broker, leaf.path, args, ctx, extra);
   });
 
   return serveAggregateCatalog(host, broker, (extra) =>
@@ -160,7 +163,8 @@ async function metaCall(
   name: string,
   args: Record<string, unknown>,
   ctx: CallerContext,
-): Promise<CallToolResult> {
+  extra: RequestExtra,
+): Promise<ServerResult> {
   switch (name) {
     case "meta_search":
       return jsonResult(
@@ -178,7 +182,7 @@ async function metaCall(
     }
     default: {
       const { path, args: toolArgs } = parseRequest(CallRequest, args);
-      return toCallToolResult(await broker.call(path, toolArgs, ctx));
+      return callTool(broker, path, toolArgs, ctx, extra);
     }
   }
 }

@@ -118,6 +118,7 @@ export function sdkHost(
             identity,
             signal: ctx.mcpReq.signal,
             clientCapabilities,
+            tasks: true,
             sendNotification,
             sendRequest: (r) => Promise.reject(noWayBack(method, r.method)),
           });
@@ -130,7 +131,7 @@ export function sdkHost(
             signal: ctx.mcpReq.signal,
             notify: sendNotification,
           },
-          (extra) => answer(request, { ...extra, identity, clientCapabilities }),
+          (extra) => answer(request, { ...extra, identity, clientCapabilities, tasks: true }),
         ) as Promise<ServerResult>;
       };
       // With a schema of its own, the SDK leaves checking the request to the

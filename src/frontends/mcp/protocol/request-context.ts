@@ -11,6 +11,8 @@ export interface RequestExtra {
   readonly signal: AbortSignal;
   /** What the client said it can be asked, where it said so. */
   readonly clientCapabilities?: ClientCapabilities | undefined;
+  /** Whether the request's revision (2026-07-28) has MCP's Tasks extension for its client to declare. */
+  readonly tasks?: boolean;
   sendNotification(n: ServerNotification): Promise<void>;
   /** A request to the client, bound to this one (sampling, elicitation, roots). */
   sendRequest(r: ServerRequest, signal?: AbortSignal, key?: string): Promise<ClientResult>;

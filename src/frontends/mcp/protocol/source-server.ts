@@ -17,10 +17,10 @@ import { allows } from "../../../auth/scopes.js";
 import type { Broker } from "../../../broker/broker.js";
 import type { CallerContext, Principal } from "../../../contract/router.js";
 import { packageVersion } from "../../../contract/version.js";
-import { toCallToolResult } from "./call-result.js";
 import { announce } from "./announce.js";
 import { combinedHint } from "./cache-hint.js";
 import { handleRequest } from "./handle-request.js";
+import { callTool, serveTaskMethods, TASKS_CAPABILITY } from "./task-extension.js";
 import {
   endsWithItsRequest,
   sdkHost,
@@ -58,6 +58,7 @@ export function createSourceServer(
   server.onerror = (err) => broker.log.warn({ err, source: name }, "MCP session error");
   const host = sdkHost(server, era, principal().id, bridge);
   const interest = serveSource(host, broker, name, principal, session);
+  if (era === "modern" || era === "modern-request") serveTaskMethods(host, broker, principal);
   if (servesOneRequest(era)) return endsWithItsRequest(server, broker, session, era);
   const backend = source.capabilities();
   const unsubscribers = [
@@ -93,7 +94,11 @@ export function sourceServerInfo(
   const source = broker.source(name);
   const backend = source.capabilities();
   return {
-    capabilities: { ...backend, tools: { ...backend.tools, listChanged: true } },
+    capabilities: {
+      ...backend,
+      tools: { ...backend.tools, listChanged: true },
+      extensions: { ...backend.extensions, ...TASKS_CAPABILITY.extensions },
+    },
     instructions: source.instructions(),
   };
 }
@@ -138,7 +143,7 @@ export function serveSource(
       // An unknown tool is a protocol error in either profile, not a result.
       throw protocolError(err, source.errorProfile);
     }
-    return toCallToolResult(await broker.call(path, args, ctx(extra, request.params._meta)));
+    return callTool(broker, path, args, ctx(extra, request.params._meta), extra);
   });
 
   if (backend.resources) {
