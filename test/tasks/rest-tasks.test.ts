@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigSchema } from "../../src/sources/kinds.js";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
 
@@ -7,17 +8,18 @@ const bob = token("bob", ["call:/**", "tree:/**", "approve:/fx/**"]);
 const carol = token("carol", ["call:/**", "tree:/**"]);
 const admin = token("root", ["admin:/**", "tree:/**"]);
 
+const config = {
+  auth: { tokens: configEntries(alice, bob, carol, admin) },
+  tasks: { ttl_s: 600 },
+  approvals: {
+    rules: [{ path: "/fx/count" }, { path: "/fx/pid", ttl_s: 0.3 }],
+    wait_s: 0,
+  },
+  tree: [{ path: "/fx", source: { backend: "stdio", command: fixtureCommand() } }],
+};
 let broker: TestBroker;
 beforeAll(async () => {
-  broker = await startBroker({
-    auth: { tokens: configEntries(alice, bob, carol, admin) },
-    tasks: { ttl_s: 600 },
-    approvals: {
-      rules: [{ path: "/fx/count" }, { path: "/fx/pid", ttl_s: 0.3 }],
-      wait_s: 0,
-    },
-    tree: [{ path: "/fx", source: { backend: "stdio", command: fixtureCommand() } }],
-  });
+  broker = await startBroker(config);
 });
 afterAll(() => broker?.close());
 
@@ -211,6 +213,27 @@ describe("approvals", () => {
     const expired = await until(asked.body.task.id, alice, (t) => t.status !== "awaiting_approval");
     expect(expired.status).toBe("expired");
     expect((await send("POST", `/tasks/${asked.body.task.id}/approve`, bob)).status).toBe(409);
+  });
+
+  it("is bound to the policy: after a change of what decides the call, it needs asking anew", async () => {
+    const asked = await send("POST", "/meta_call", alice, {
+      path: "/fx/count",
+      args: { note: "p" },
+    });
+    await broker.broker.reload(
+      ConfigSchema.parse({
+        ...config,
+        rate_limits: [{ token: "*", path: "/fx/**", per_minute: 600 }],
+      }),
+    );
+    try {
+      const approved = await send("POST", `/tasks/${asked.body.task.id}/approve`, bob);
+      expect(approved.status).toBe(409);
+      expect(approved.body.error.message).toContain("changed since the approval was asked");
+      expect((await get(`/tasks/${asked.body.task.id}`, alice)).body.task.status).toBe("failed");
+    } finally {
+      await broker.broker.reload(ConfigSchema.parse(config));
+    }
   });
 
   it("takes no malformed decision or listing", async () => {
