@@ -64,6 +64,9 @@ export const api = {
   run: (code, timeout_s, signal) =>
     request("/meta_run", { code, timeout_s, report_calls: true }, signal).then((r) => r.json),
   traffic: () => request("/console/api/traffic").then((r) => r.json),
+  tasks: (status) => request(`/tasks?status=${encodeURIComponent(status)}`).then((r) => r.json),
+  decide: (id, action, reason) =>
+    request(`/tasks/${encodeURIComponent(id)}/${action}`, reason === undefined ? {} : { reason }),
   /** The public health (up or down per source): asked without the token, which would need admin. */
   health: async () => (await fetch("/healthz")).json(),
   /** Each source's state, restarts and last error (admin); 503 is an answer too: something is down. */

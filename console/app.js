@@ -1,5 +1,6 @@
 import { api, ApiError, token } from "./api.js";
 import { h, replace } from "./dom.js";
+import { renderApprovals } from "./pages/approvals.js";
 import { renderHealth } from "./pages/health.js";
 import { renderRun } from "./pages/run.js";
 import { renderSignIn } from "./pages/sign-in.js";
@@ -8,7 +9,7 @@ import { renderTraffic } from "./pages/traffic.js";
 
 /**
  * The console: a page per hash route (`#/tools/<path>`, `#/run`, `#/health`,
- * `#/traffic`, `#/sign-in`), each drawn into <main> by its module, which
+ * `#/traffic`, `#/approvals`, `#/sign-in`), each drawn into <main> by its module, which
  * returns what stops its polling or stream when the user leaves it.
  */
 const main = document.getElementById("main");
@@ -68,6 +69,7 @@ async function route() {
     if (page === "health") leave = renderHealth(main, context);
     else if (page === "traffic") leave = renderTraffic(main, context);
     else if (page === "run") leave = renderRun(main, context);
+    else if (page === "approvals") leave = renderApprovals(main, context);
     else leave = renderTools(main, context, rest.length ? `/${rest.join("/")}` : "/");
   } catch (err) {
     replace(

@@ -15,6 +15,7 @@ import { chromiumPath, expectAccessible, launch, screenshot } from "./browser.js
  */
 const admin = token("admin", ["*:/**"]);
 const alice = token("alice", ["*:/fx/**"]);
+const caller = token("caller", ["call:/ops/count"]);
 const opsNeeds = join(mkdtempSync(join(tmpdir(), "console-ops-")), "ready");
 let broker: TestBroker;
 let browser: Browser;
@@ -29,7 +30,8 @@ beforeAll(async () => {
   broker = await startBroker({
     registry: { predefined: false },
     redact: ["title"],
-    auth: { tokens: configEntries(admin, alice) },
+    auth: { tokens: configEntries(admin, alice, caller) },
+    approvals: { rules: [{ path: "/ops/count" }], wait_s: 0 },
     tree: [
       {
         path: "/fx",
@@ -49,7 +51,7 @@ beforeAll(async () => {
         source: {
           backend: "stdio",
           command: fixtureCommand(),
-          tool_filter: ["pid"],
+          tool_filter: ["pid", "count"],
           env: { FIXTURE_NEEDS_FILE: opsNeeds },
         },
       },
@@ -277,6 +279,33 @@ describe("the web console", () => {
     await screenshot(page, "alice");
     await page.close();
   });
+
+  it.runIf(why === "")(
+    "shows a call waiting for approval to an approver, who approves it; the call runs once",
+    async () => {
+      const asked = await broker.post("/meta_call", { path: "/ops/count" }, bearer(caller));
+      expect(asked.status).toBe(202);
+      const page = await signedIn(admin, "#/approvals");
+      const row = page.locator(`tr[data-task="${asked.body.task.id}"]`);
+      await row.getByRole("rowheader", { name: "/ops/count" }).waitFor();
+      await expect(row.getByRole("cell", { name: "caller", exact: true }).count()).resolves.toBe(1);
+      await expectAccessible(page);
+      await screenshot(page, "approvals");
+      await row.getByLabel("Reason for /ops/count of caller").fill("looks fine");
+      await row.getByRole("button", { name: "Approve" }).click();
+      await page.getByText("No call is waiting for your approval.").waitFor();
+      await expect
+        .poll(async () => {
+          const res = await fetch(`${broker.url}/tasks/${asked.body.task.id}`, {
+            headers: bearer(caller),
+          });
+          const { task } = (await res.json()) as any;
+          return `${task.status} ${task.result?.output.content[0].text} ${task.approval.reason}`;
+        })
+        .toBe("completed 1 looks fine");
+      await page.close();
+    },
+  );
 
   if (why) it.skip(why, () => undefined);
 });
