@@ -19,6 +19,7 @@ const RANK: Record<string, number> = {
   output: 2,
   net: 2,
   tasks: 2,
+  pinning: 2,
   policy: 3,
   toolsets: 3,
   registry: 3,

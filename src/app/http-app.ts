@@ -15,7 +15,7 @@ import { discoveryRoutes } from "../frontends/discovery/index.js";
 import { traceContext } from "../frontends/http/trace-context/index.js";
 import { mcpEndpoints, type SessionLimits } from "../frontends/mcp/index.js";
 import { isJsonObject } from "../contract/json-text.js";
-import { metaRoutes, taskRoutes } from "../frontends/rest/index.js";
+import { metaRoutes, pinRoutes, taskRoutes } from "../frontends/rest/index.js";
 import { rpcRoutes } from "../frontends/rpc/index.js";
 
 /** Where clients look for an authorization server at the resource's own origin. */
@@ -199,6 +199,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   app.route("/", metaRoutes(broker));
   app.route("/", taskRoutes(broker));
+  app.route("/", pinRoutes(broker));
   app.route("/", discovery.guarded);
   const consoleEndpoints = consoleApi(broker, options.credentials);
   app.route("/", consoleEndpoints.app);

@@ -15,6 +15,9 @@ import { ToolSearch } from "../tool-search/tool-search.js";
 import { createBuiltinToolsets } from "../toolsets/kinds.js";
 import { ScriptSandbox } from "../isolation/script-sandbox/script-sandbox.js";
 import { AuditSink } from "./audit-sink.js";
+import { PinBook } from "../pinning/pin-book.js";
+import { openPinStore, type PinStore } from "../pinning/pin-store.js";
+import { suspiciousText } from "../pinning/suspicious-text.js";
 import { sandboxPoolOf } from "./run-settings.js";
 import type { BrokerMetrics } from "./metrics.js";
 import { SourcePool } from "./source-pool.js";
@@ -36,11 +39,14 @@ export interface BrokerParts {
   readonly toolSearch: ToolSearch;
   /** Where `meta_run` scripts run. */
   readonly scripts: ScriptSandbox;
+  /** Tool definitions pinned against silent change, and where they are kept. */
+  readonly pins: PinBook;
+  readonly pinStore: PinStore;
 }
 
 /** What the parts tell the broker that owns them. */
 export interface PartsEvents {
-  /** A source's tools changed: the tree is due a rebuild. */
+  /** A source's tools changed (or a definition was approved elsewhere): the tree is due a rebuild. */
   readonly toolsChanged: () => void;
   readonly sourceEvent: (source: string, event: SourceEvent) => void;
 }
@@ -65,7 +71,16 @@ export async function openBrokerParts(
       builtins: createBuiltinToolsets(config.toolsets, log),
       predefined: config.registry?.predefined ?? true,
     });
+    const pinStore = await openPinStore(config.pinning, store, log);
     return {
+      pinStore,
+      pins: new PinBook(
+        pinStore.store,
+        config.pinning.mode,
+        suspiciousText,
+        log,
+        events.toolsChanged,
+      ),
       store,
       instance: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
       inputBridgeKey,
@@ -86,6 +101,8 @@ export async function closeBrokerParts(parts: BrokerParts): Promise<void> {
   await parts.scripts.close();
   await parts.toolRegistry.close();
   await parts.sources.close();
+  parts.pins.close();
+  if (parts.pinStore.own) await parts.pinStore.store.close();
   await parts.store.close();
   await parts.auditSink.close();
 }

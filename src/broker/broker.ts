@@ -35,7 +35,8 @@ import type {
   ToolSearchRequest,
   TypescriptDescription,
 } from "./meta-api/answers.js";
-import { isWithin } from "../tree/path.js";
+import { isWithin, normalizePath } from "../tree/path.js";
+import type { DefinitionChange, PinRecord } from "../pinning/pin-book.js";
 import { salientQuery } from "../tool-search/salient-query.js";
 import { MAX_QUERY_CHARS } from "./meta-api/requests.js";
 import { typescriptDeclarations } from "../tree/typescript-declarations.js";
@@ -163,7 +164,13 @@ export class Broker {
       const skeleton = skeletonWithRegistry(config, parts.toolRegistry.tools());
       await parts.sources.start(skeleton.mounts, options.ignoreBroken === true);
       signal?.throwIfAborted();
-      const { tree, problems } = await treeOfSources(config, skeleton, parts.sources, log);
+      const { tree, problems } = await treeOfSources(
+        config,
+        skeleton,
+        parts.sources,
+        log,
+        parts.pins,
+      );
       if (problems.length > 0 && options.ignoreBroken !== true) {
         throw new ConfigError("tree", [
           ...problems,
@@ -215,7 +222,10 @@ export class Broker {
     }
     const statuses = this.parts.sources.statuses();
     const description = describeEntry(this.current, entry, (id) => statuses[id]);
-    if (description.type === "tool") return description;
+    if (description.type === "tool") {
+      const change = this.parts.pins.current().get(entry.path);
+      return change ? { ...description, pinning: pinningNote(change) } : description;
+    }
     return {
       ...description,
       children: description.children.filter((c) => reaches(principal, "tree", c.path)),
@@ -501,6 +511,7 @@ export class Broker {
     this.config = config;
     this.skeleton = skeleton;
     if (newChain) {
+      this.parts.pins.setMode(config.pinning.mode);
       this.taskSettings = taskSettingsOf(config);
       this.policy = policyFor(config, this.parts, this.log, this.tasks);
     }
@@ -539,9 +550,52 @@ export class Broker {
    * scopes. What it may see but not use is refused later, naming the scope.
    */
   private visible(path: string, principal: Principal): TreeEntry {
-    const entry = this.current.lookup(path);
+    let entry: TreeEntry;
+    try {
+      entry = this.current.lookup(path);
+    } catch (err) {
+      const at = normalizePath(path);
+      if (at !== null) this.refuseHeld((c) => c.path === at, principal);
+      throw err;
+    }
     if (!sees(principal, entry.path)) throw absent(path);
     return entry;
+  }
+
+  /**
+   * Refuses, naming the change, a call of a tool that pinning holds back
+   * (its definition changed, or it is new on a pinned source, under
+   * `enforce`), where the caller may know of its path; does nothing else.
+   */
+  refuseHeld(matches: (change: DefinitionChange) => boolean, principal: Principal): void {
+    for (const change of this.parts.pins.current().values()) {
+      if (!change.held || !matches(change) || !sees(principal, change.path)) continue;
+      throw new BrokerError(
+        "forbidden",
+        `${change.path} is held back: ${heldWhy(change)}; an admin reviews the difference and approves it (GET /pins, POST /pins/approve, the console, or mcp-broker pins)`,
+        { path: change.path, pinning: change.kind },
+      );
+    }
+  }
+
+  /** The tool definitions that differ from their pins, where `principal` is an admin of their path. */
+  definitionChanges(principal: Principal): DefinitionChange[] {
+    return [...this.parts.pins.current().values()].filter((c) =>
+      allows(principal, "admin", c.path),
+    );
+  }
+
+  /**
+   * Pins the definition offered now at `path`, for an admin of it; resolves
+   * once the tree shows the tool as it is now.
+   */
+  async approveDefinition(path: string, principal: Principal): Promise<PinRecord> {
+    const at = normalizePath(path) ?? path;
+    if (!allows(principal, "admin", at)) throw forbidden(principal, "admin", at);
+    const pin = await this.parts.pins.approve(at, principal.id);
+    this.rebuilds.request();
+    await this.rebuilds.settled();
+    return pin;
   }
 
   /** A mount by its source name; `not_found` names the sources the caller may know of. */
@@ -572,6 +626,7 @@ export class Broker {
       this.skeleton,
       this.parts.sources,
       this.log,
+      this.parts.pins,
     );
     for (const p of problems) this.log.warn({ problem: p }, "tool left out");
     this.current = tree;
@@ -586,6 +641,30 @@ export class Broker {
  * source says its tools changed.
  */
 const REBUILD_SPACING = 4;
+
+/** What `meta_desc` says of a tool whose definition is not the one pinned (under `warn`). */
+function pinningNote(change: DefinitionChange): Record<string, unknown> {
+  return {
+    status: change.kind,
+    ...(change.fields.length > 0 && { changed_fields: change.fields }),
+    ...(change.pinned && { pinned_at: change.pinned.pinned_at }),
+    ...(change.findings.length > 0 && {
+      findings: change.findings.map((f) => ({ rule: f.rule, field: f.field })),
+    }),
+    note: `${heldWhy(change)}; an admin has not approved it yet`,
+  };
+}
+
+function heldWhy(change: DefinitionChange): string {
+  switch (change.kind) {
+    case "changed":
+      return `its definition changed since it was pinned (${change.fields.join(", ") || "its text"})`;
+    case "new":
+      return "it is new on a source whose tools were pinned before";
+    case "suspicious":
+      return `its definition holds text a tool has no business holding (${[...new Set(change.findings.map((f) => f.rule))].join(", ")})`;
+  }
+}
 
 function taskSettingsOf(config: Config): TaskSettings {
   return {

@@ -3,10 +3,12 @@ import type { Logger } from "../contract/log.js";
 import { buildTree } from "../tree/build-tree.js";
 import type { Skeleton } from "../tree/skeleton.js";
 import type { Tree } from "../tree/tree.js";
+import type { PinBook } from "../pinning/pin-book.js";
 import type { SourcePool } from "./source-pool.js";
 
 /**
- * The tree of a config with the tools its sources list now. A source whose
+ * The tree of a config with the tools its sources list now, as far as their
+ * pinned definitions trust them. A source whose
  * list fails counts as having none (it is logged); what does not fit the
  * config is logged as a warning, and what cannot be mounted is a problem for
  * the caller to refuse or leave out.
@@ -16,6 +18,7 @@ export async function treeOfSources(
   skeleton: Skeleton,
   sources: SourcePool,
   log: Logger,
+  pins: PinBook,
 ): Promise<{ tree: Tree; problems: string[] }> {
   const lists = await Promise.all(
     skeleton.mounts.map(async (m) => {
@@ -28,7 +31,9 @@ export async function treeOfSources(
       return [m.id, tools] as const;
     }),
   );
-  const { tree, problems, warnings } = buildTree(config, skeleton, new Map(lists));
+  // What pinning holds back (a changed definition under `enforce`) is not mounted at all.
+  const trusted = await pins.review(skeleton.mounts, new Map(lists));
+  const { tree, problems, warnings } = buildTree(config, skeleton, trusted);
   for (const w of warnings) log.warn({ problem: w }, "config does not fit the tools");
   return { tree, problems };
 }

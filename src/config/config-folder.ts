@@ -14,6 +14,11 @@ export function inConfigFolder<T>(folder: string, parse: () => T): T {
   return configFolder.run(folder, parse);
 }
 
+/** The folder of the config file being read, where it is read from a file. */
+export function currentConfigFolder(): string | undefined {
+  return configFolder.getStore();
+}
+
 /** A path as the config means it: absolute, from the config's folder when read from a file. */
 export function fromConfigFolder(path: string): string {
   const folder = configFolder.getStore();

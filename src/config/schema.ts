@@ -5,7 +5,7 @@
  * What a `source` may hold is each source kind's own schema: `configSchema`
  * takes them (sources/kinds.ts lists the kinds), so this file knows none.
  */
-import { ConfigPath, fromConfigFolder } from "./config-folder.js";
+import { ConfigPath, currentConfigFolder, fromConfigFolder } from "./config-folder.js";
 import { z } from "zod";
 
 export const RENDER_MODES = ["mcp", "text", "json"] as const;
@@ -279,6 +279,41 @@ const SessionsSchema = z
       .describe("A session without a request for this long is closed. Default 1800."),
   })
   .describe("Streamable HTTP sessions of /mcp and /mcp/<name>: bounded, so memory is.");
+
+export const PINNING_MODES = ["off", "warn", "enforce"] as const;
+
+const PinningModeSchema = z
+  .enum(PINNING_MODES)
+  .describe(
+    "What a tool definition that changed since it was pinned (or a new tool on a pinned source, or one with suspicious text) gets: off, warn (default: logged and shown) or enforce (held out of the tree until an admin approves it).",
+  );
+
+/** `pinning` as written (a mode, or an object), with the folder of the config it was read from. */
+const PinningSchema = z
+  .union([
+    PinningModeSchema,
+    z.strictObject({
+      mode: PinningModeSchema.optional(),
+      store: z
+        .string()
+        .regex(/^(sqlite:.+|rediss?:\/\/.+|unix:.+)$/, 'expected "sqlite:PATH" or a Redis URL')
+        .optional()
+        .describe(
+          "Where pins are kept. Default: the state store when it outlives the process (sqlite: or Redis), else a SQLite file under ~/.local/state/mcp-broker/pins/ for the config's folder.",
+        ),
+    }),
+  ])
+  .optional()
+  .transform((value) => ({
+    mode: (typeof value === "string" ? value : value?.mode) ?? "warn",
+    store:
+      typeof value === "object" && value.store !== undefined
+        ? value.store.startsWith("sqlite:")
+          ? `sqlite:${fromConfigFolder(value.store.slice("sqlite:".length))}`
+          : value.store
+        : undefined,
+    configFolder: currentConfigFolder(),
+  }));
 
 const TasksSchema = z
   .strictObject({
@@ -613,6 +648,9 @@ export function configSchema(
     tool_search: ToolSearchSchema.optional(),
     run: RunSchema.optional(),
     tasks: TasksSchema.optional(),
+    pinning: PinningSchema.describe(
+      'Tool definitions pinned against silent change: "off", "warn" (default) or "enforce", or {"mode", "store"}.',
+    ),
     approvals: ApprovalsSchema.optional().describe(
       'Calls a person approves before they run: a list of rules, or {"rules", "destructive", "ttl_s", "wait_s", "self_approval"}.',
     ),

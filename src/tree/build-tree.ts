@@ -4,7 +4,7 @@ import { DEFAULT_MAX_TOOLS, type Config, type Limits } from "../config/schema.js
 import { flatName } from "./flat-name.js";
 import { leafSegment } from "./leaf-segment.js";
 import { joinPath, parentOf } from "./path.js";
-import type { Skeleton } from "./skeleton.js";
+import type { Mount, Skeleton } from "./skeleton.js";
 import { ToolFilter } from "./tool-filter.js";
 import {
   Tree,
@@ -26,6 +26,17 @@ export interface BuiltTree {
   readonly problems: string[];
   /** Config that names nothing or does not fit, likely typos: never fatal. */
   readonly warnings: string[];
+}
+
+/** Where a source's tool is mounted: its alias, or its name (escaped where MCP would not allow it). */
+export function leafPathOf(
+  mount: Mount,
+  toolName: string,
+): { readonly path: string; readonly escaped: boolean } {
+  const alias = mount.source.path_aliases?.[toolName];
+  const { segment, escaped } =
+    alias === undefined ? leafSegment(toolName) : { segment: alias, escaped: false };
+  return { path: joinPath(mount.id, segment), escaped };
 }
 
 /**
@@ -74,10 +85,7 @@ export function buildTree(
       if (!filter.allows(tool.name)) continue;
       const override = overrides[tool.name] ?? {};
       const nearest = nearestLimits(config, skeleton, mount.id, override.limits);
-      const alias = aliases[tool.name];
-      const { segment, escaped } =
-        alias === undefined ? leafSegment(tool.name) : { segment: alias, escaped: false };
-      const path = joinPath(mount.id, segment);
+      const { path, escaped } = leafPathOf(mount, tool.name);
       if (escaped) {
         warnings.push(
           `tool ${JSON.stringify(tool.name)} of ${mount.id} is mounted at ${path}: its name has characters outside A-Z a-z 0-9 _ . - (MCP's tool names), shown escaped; give it a path_aliases entry to name it`,

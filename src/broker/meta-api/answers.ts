@@ -52,6 +52,8 @@ export interface ToolDescription {
   timeout_s: number;
   /** The limits in force for this tool (tool, node or config, the nearest). */
   limits: { max_request_bytes?: number; max_result_items?: number; max_result_bytes?: number };
+  /** Where its definition is not the one pinned (changed, new or suspicious), what differs. */
+  pinning?: Record<string, unknown>;
 }
 
 export type EntryDescription = NodeDescription | ToolDescription;

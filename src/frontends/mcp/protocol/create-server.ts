@@ -13,6 +13,7 @@ import { allows } from "../../../auth/scopes.js";
 import type { CallerContext, Principal } from "../../../contract/router.js";
 import { packageVersion } from "../../../contract/version.js";
 import type { ExposeMode } from "../../../config/schema.js";
+import { flatName } from "../../../tree/flat-name.js";
 import type { ToolEntry } from "../../../tree/tree.js";
 import {
   AGGREGATE_CAPABILITIES,
@@ -140,6 +141,7 @@ export function serveBroker(
     const found = showFlat ? broker.tree().toolByFlatName(name) : undefined;
     // One tools/list does not show is unknown, whether it exists or not.
     const leaf = found && allows(ctx.principal, "call", found.path) ? found : undefined;
+    if (!leaf && showFlat) broker.refuseHeld((c) => flatName(c.path) === name, ctx.principal);
     if (!leaf)
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,

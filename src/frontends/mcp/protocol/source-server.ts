@@ -138,7 +138,13 @@ export function serveSource(
     const { name: tool, arguments: args = {} } = request.params;
     let path: string;
     try {
-      path = broker.source(name).leaf(tool).path;
+      const view = broker.source(name);
+      try {
+        path = view.leaf(tool).path;
+      } catch (err) {
+        broker.refuseHeld((c) => c.source === view.path && c.tool === tool, principal());
+        throw err;
+      }
     } catch (err) {
       // An unknown tool is a protocol error in either profile, not a result.
       throw protocolError(err, source.errorProfile);
