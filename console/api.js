@@ -65,6 +65,8 @@ export const api = {
     request("/meta_run", { code, timeout_s, report_calls: true }, signal).then((r) => r.json),
   traffic: () => request("/console/api/traffic").then((r) => r.json),
   tasks: (status) => request(`/tasks?status=${encodeURIComponent(status)}`).then((r) => r.json),
+  pins: () => request("/pins").then((r) => r.json),
+  approvePin: (path) => request("/pins/approve", { path }),
   decide: (id, action, reason) =>
     request(`/tasks/${encodeURIComponent(id)}/${action}`, reason === undefined ? {} : { reason }),
   /** The public health (up or down per source): asked without the token, which would need admin. */

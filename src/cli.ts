@@ -4,6 +4,7 @@ import { createToken } from "./auth/create-token.js";
 import { generateDemo } from "./toolsets/emcp/demo/generate.js";
 import { openDatabase } from "./toolsets/emcp/open-database.js";
 import { Broker } from "./broker/broker.js";
+import { pinsCommand } from "./app/pins-command.js";
 import { createLogger, LOG_LEVELS, type Logger } from "./contract/log.js";
 import { listenBanner } from "./app/listen-banner.js";
 import { packageVersion } from "./contract/version.js";
@@ -265,6 +266,27 @@ program
   .action((configFile: string, opts: { ignoreBrokenTool?: boolean; logLevel: string }) =>
     printTree(configFile, createLogger(opts.logLevel), opts.ignoreBrokenTool),
   );
+
+const pins = program
+  .command("pins")
+  .description("tool definitions pinned against silent change (docs/PINNING.md)");
+pins
+  .command("list")
+  .description("start the sources and print each tool whose definition is not the one pinned")
+  .argument("<config>", "the JSON config file")
+  .addOption(logLevel().default("warn"))
+  .action(async (configFile: string, opts: { logLevel: string }) => {
+    process.stdout.write(await pinsCommand(configFile, createLogger(opts.logLevel)));
+  });
+pins
+  .command("approve")
+  .description("pin the definition a tool offers now, as an admin would approve it")
+  .argument("<config>", "the JSON config file")
+  .argument("<path>", "the tool's path, as pins list names it")
+  .addOption(logLevel().default("warn"))
+  .action(async (configFile: string, path: string, opts: { logLevel: string }) => {
+    process.stdout.write(await pinsCommand(configFile, createLogger(opts.logLevel), path));
+  });
 
 program
   .command("token")

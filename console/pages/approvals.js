@@ -1,14 +1,16 @@
 import { api } from "../api.js";
 import { announce, h, replace, tableHead } from "../dom.js";
+import { definitionsSection } from "./definitions.js";
 
 const EVERY_MS = 2000;
 
 /**
  * Calls waiting for a person's approval that this token may decide (an
  * `approve` scope on their path): who asked, for which tool, with which
- * arguments, until when; each approved or denied here, with a reason.
+ * arguments, until when; each approved or denied here, with a reason. And,
+ * for an admin, the tool definitions that are not the ones pinned.
  */
-export function renderApprovals(main) {
+export function renderApprovals(main, { me }) {
   const body = h("div", { "aria-live": "polite" });
   replace(
     main,
@@ -25,10 +27,20 @@ export function renderApprovals(main) {
     if (drawing) return;
     drawing = true;
     try {
-      const { tasks } = await api.tasks("awaiting_approval");
+      const redraw = () => void draw();
+      const [{ tasks }, definitions] = await Promise.all([
+        api.tasks("awaiting_approval"),
+        me.can.pins ? definitionsSection(redraw) : null,
+      ]);
       replace(
         body,
-        callsTable(tasks, () => void draw()),
+        h(
+          "section",
+          { "aria-labelledby": "calls-heading" },
+          h("h2", { id: "calls-heading" }, "Calls"),
+          callsTable(tasks, redraw),
+        ),
+        definitions,
       );
     } catch (err) {
       replace(

@@ -239,6 +239,8 @@ export class TaskDesk implements ApprovalGate {
         task: id,
       });
     }
+    // Leased before it is claimed: a reader between the two must not take the task for dead.
+    await this.options.book.lease(id);
     const claimed = await this.options.book.update(
       id,
       (t) => t.status === "awaiting_approval",
@@ -250,11 +252,11 @@ export class TaskDesk implements ApprovalGate {
         approval: decided(t, approver, reason),
       }),
     );
+    // A loser's lease is left to lapse: the winner may be this very instance, holding the same one.
     if (!claimed?.changed) throw alreadyDecided(claimed?.task ?? task);
     this.audit(claimed.task, approver, "approved");
     const controller = new AbortController();
     this.running.set(id, controller);
-    await this.options.book.lease(id);
     this.waits.changed(id);
     const run = this.options.call(task.path, task.args, {
       signal: controller.signal,

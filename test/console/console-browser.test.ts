@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
@@ -32,6 +33,7 @@ beforeAll(async () => {
     redact: ["title"],
     auth: { tokens: configEntries(admin, alice, caller) },
     approvals: { rules: [{ path: "/ops/count" }], wait_s: 0 },
+    pinning: "enforce",
     tree: [
       {
         path: "/fx",
@@ -43,6 +45,18 @@ beforeAll(async () => {
           tool_overrides: {
             big: { max_output_chars: 300, example_args: { chars: 400, items: 2 } },
           },
+        },
+      },
+      {
+        path: "/notes",
+        summary: "Notes, one of them poisoned",
+        source: {
+          backend: "stdio",
+          command: [
+            process.execPath,
+            fileURLToPath(new URL("../fixtures/shifting-tools-server.mjs", import.meta.url)),
+          ],
+          env: { POISONED: "1" },
         },
       },
       {
@@ -303,6 +317,32 @@ describe("the web console", () => {
           return `${task.status} ${task.result?.output.content[0].text} ${task.approval.reason}`;
         })
         .toBe("completed 1 looks fine");
+      await page.close();
+    },
+  );
+
+  it.runIf(why === "")(
+    "shows an admin a held tool definition with its findings, and approving it brings the tool back",
+    async () => {
+      const page = await signedIn(admin, "#/approvals");
+      const article = page.locator('article[data-path="/notes/read_notes"]');
+      await article.getByText("hidden-tags in description").waitFor();
+      await expect(article.locator(".badge").allTextContents()).resolves.toEqual([
+        "suspicious",
+        "held",
+      ]);
+      await expectAccessible(page);
+      await screenshot(page, "definitions");
+      await article
+        .getByRole("button", { name: "Approve the definition of /notes/read_notes" })
+        .click();
+      await article.waitFor({ state: "detached" });
+      const called = await broker.post(
+        "/meta_call",
+        { path: "/notes/read_notes", args: { topic: "t" } },
+        bearer(admin),
+      );
+      expect(called.body.output.content[0].text).toBe("notes about t");
       await page.close();
     },
   );

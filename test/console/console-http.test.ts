@@ -78,11 +78,12 @@ describe("the console's API", () => {
     expect(await (await get("/console/api/me", admin)).json()).toEqual({
       token: "admin",
       auth: true,
-      can: { health_details: true, traffic: true, run: true },
+      can: { health_details: true, traffic: true, run: true, pins: true },
     });
     expect(await (await get("/console/api/me", alice)).json()).toMatchObject({
       token: "alice",
-      can: { health_details: false, traffic: false, run: false },
+      // An admin of /fx/** reviews the tool definitions under /fx.
+      can: { health_details: false, traffic: false, run: false, pins: true },
     });
   });
 

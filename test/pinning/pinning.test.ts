@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { capturingLogger, startBroker, type TestBroker } from "../helpers/broker.js";
+import { capturingLogger, startBroker, writeConfig, type TestBroker } from "../helpers/broker.js";
+import { runCli } from "../helpers/cli.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
 
@@ -187,6 +188,24 @@ describe("pinned tool definitions", () => {
     expect(refused.body.error.message).toContain("hidden-tags");
     await broker.post("/pins/approve", { path: "/notes/read_notes" }, bearer(admin));
     expect((await pins(broker)).changes).toEqual([]);
+  });
+
+  it("mcp-broker pins lists the changes with their diffs, and approves one", async () => {
+    const store = freshStore();
+    const first = await start(configOf("enforce", store));
+    await first.broker.close();
+    running.splice(0);
+    const file = writeConfig(configOf("enforce", store, { SHIFTED: "1" }));
+    const listed = await runCli("pins", "list", file);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain("/notes/read_notes: changed, held back");
+    expect(listed.stdout).toContain("+++ /notes/read_notes (offered)");
+    expect(listed.stdout).toContain("/notes/export_notes: new, held back");
+    const approved = await runCli("pins", "approve", file, "/notes/read_notes");
+    expect(approved.stdout).toContain("approved /notes/read_notes");
+    const after = await runCli("pins", "list", file);
+    expect(after.stdout).not.toContain("/notes/read_notes");
+    expect(after.stdout).toContain("/notes/export_notes: new");
   });
 
   it("off: nothing is compared, nothing held", async () => {

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { allows } from "../../auth/scopes.js";
+import { allows, reaches } from "../../auth/scopes.js";
 import type { Credentials } from "../../auth/credentials.js";
 import type { Broker } from "../../broker/broker.js";
 import type { AuthEnv } from "../http/token-auth/index.js";
@@ -44,6 +44,8 @@ export function consoleApi(
         health_details: allows(principal, "admin", "/healthz"),
         traffic: allows(principal, "admin", TRAFFIC_PATH),
         run: allows(principal, "run", "/"),
+        // An admin of any path sees the tool definitions under it that wait for approval.
+        pins: reaches(principal, "admin", "/"),
       },
     });
   });

@@ -25,6 +25,7 @@ import { combinedHint } from "./cache-hint.js";
 import { handleRequest } from "./handle-request.js";
 import {
   endsWithItsRequest,
+  isModern,
   sdkHost,
   servesOneRequest,
   type Era,
@@ -43,7 +44,7 @@ import {
   TreeRequest,
 } from "../../../broker/meta-api/requests.js";
 import { requestContext, type RequestExtra } from "./request-context.js";
-import { callTool, serveTaskMethods, TASKS_CAPABILITY } from "./task-extension.js";
+import { callTool, declaringTasks, serveTaskMethods } from "./task-extension.js";
 
 export interface McpServerOptions {
   readonly expose: ExposeMode;
@@ -57,12 +58,15 @@ export interface McpServerOptions {
 }
 
 /** What the broker's aggregated endpoint says of itself, in either revision. */
-export function brokerServerInfo(expose: ExposeMode): {
+export function brokerServerInfo(
+  expose: ExposeMode,
+  era: Era,
+): {
   capabilities: ServerCapabilities;
   instructions: string | undefined;
 } {
   return {
-    capabilities: { tools: { listChanged: true }, ...AGGREGATE_CAPABILITIES, ...TASKS_CAPABILITY },
+    capabilities: declaringTasks({ tools: { listChanged: true }, ...AGGREGATE_CAPABILITIES }, era),
     instructions:
       expose === "flat"
         ? undefined
@@ -78,14 +82,13 @@ export function brokerServerInfo(expose: ExposeMode): {
 export function createMcpServer(broker: Broker, options: McpServerOptions): Server {
   const server = new Server(
     { name: "mcp-broker", version: packageVersion },
-    serverOptions(brokerServerInfo(options.expose), options.bridge),
+    serverOptions(brokerServerInfo(options.expose, options.era), options.bridge),
   );
   const session = randomUUID();
   server.onerror = (err) => broker.log.warn({ err }, "MCP session error");
   const host = sdkHost(server, options.era, options.principal().id, options.bridge);
   const subscribed = serveBroker(host, broker, { ...options, session });
-  if (options.era === "modern" || options.era === "modern-request")
-    serveTaskMethods(host, broker, options.principal);
+  if (isModern(options.era)) serveTaskMethods(host, broker, options.principal);
   // A server that lives for one request does not hear of changes: they reach
   // its client on the endpoint's `subscriptions/listen` streams (listen-notices.ts).
   if (servesOneRequest(options.era))

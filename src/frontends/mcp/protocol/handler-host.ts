@@ -33,6 +33,11 @@ export interface HandlerHost {
  */
 export type Era = "legacy" | "legacy-request" | "modern" | "modern-request";
 
+/** Whether a server speaks revision 2026-07-28. */
+export function isModern(era: Era): boolean {
+  return era === "modern" || era === "modern-request";
+}
+
 /** Whether a server lives for one request only, and so hears of no changes. */
 export function servesOneRequest(era: Era): boolean {
   return era === "legacy-request" || era === "modern-request";

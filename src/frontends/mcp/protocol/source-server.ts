@@ -20,9 +20,10 @@ import { packageVersion } from "../../../contract/version.js";
 import { announce } from "./announce.js";
 import { combinedHint } from "./cache-hint.js";
 import { handleRequest } from "./handle-request.js";
-import { callTool, serveTaskMethods, TASKS_CAPABILITY } from "./task-extension.js";
+import { callTool, declaringTasks, serveTaskMethods } from "./task-extension.js";
 import {
   endsWithItsRequest,
+  isModern,
   sdkHost,
   servesOneRequest,
   type Era,
@@ -53,12 +54,12 @@ export function createSourceServer(
   const session = randomUUID();
   const server = new Server(
     source.serverInfo() ?? { name, version: packageVersion },
-    serverOptions(sourceServerInfo(broker, name), bridge),
+    serverOptions(sourceServerInfo(broker, name, era), bridge),
   );
   server.onerror = (err) => broker.log.warn({ err, source: name }, "MCP session error");
   const host = sdkHost(server, era, principal().id, bridge);
   const interest = serveSource(host, broker, name, principal, session);
-  if (era === "modern" || era === "modern-request") serveTaskMethods(host, broker, principal);
+  if (isModern(era)) serveTaskMethods(host, broker, principal);
   if (servesOneRequest(era)) return endsWithItsRequest(server, broker, session, era);
   const backend = source.capabilities();
   const unsubscribers = [
@@ -90,15 +91,15 @@ export function createSourceServer(
 export function sourceServerInfo(
   broker: Broker,
   name: string,
+  era: Era,
 ): { capabilities: ServerCapabilities; instructions: string | undefined } {
   const source = broker.source(name);
   const backend = source.capabilities();
   return {
-    capabilities: {
-      ...backend,
-      tools: { ...backend.tools, listChanged: true },
-      extensions: { ...backend.extensions, ...TASKS_CAPABILITY.extensions },
-    },
+    capabilities: declaringTasks(
+      { ...backend, tools: { ...backend.tools, listChanged: true } },
+      era,
+    ),
     instructions: source.instructions(),
   };
 }

@@ -2,6 +2,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
+  type ServerCapabilities,
   type ServerResult,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
@@ -11,15 +12,27 @@ import type { CallerContext, Principal } from "../../../contract/router.js";
 import type { TaskRecord, TaskStatus } from "../../../tasks/task.js";
 import { toCallToolResult } from "./call-result.js";
 import { handleRequest } from "./handle-request.js";
-import type { HandlerHost } from "./handler-host.js";
+import { isModern, type Era, type HandlerHost } from "./handler-host.js";
 import { protocolError } from "./protocol-error.js";
 import type { RequestExtra } from "./request-context.js";
 
 /** MCP's Tasks extension (2026-07-28), by its id in capabilities. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
-/** What the broker declares of it: every tool call may become a task. */
-export const TASKS_CAPABILITY = { extensions: { [TASKS_EXTENSION]: {} } };
+/**
+ * The capabilities an endpoint declares in its revision: with the Tasks
+ * extension (every tool call may become a task) in 2026-07-28, which alone
+ * has it; a 2025-era session is not told of what it cannot use.
+ */
+export function declaringTasks(capabilities: ServerCapabilities, era: Era): ServerCapabilities {
+  if (!isModern(era)) return capabilities;
+  return {
+    ...capabilities,
+    extensions: { ...capabilities.extensions, ...TASKS_CAPABILITY.extensions },
+  };
+}
+
+const TASKS_CAPABILITY = { extensions: { [TASKS_EXTENSION]: {} } };
 
 /** How often a client is told to ask after a task. */
 const POLL_INTERVAL_MS = 1000;
