@@ -120,13 +120,17 @@ export class PinBook {
       const pinnedBefore =
         this.pinnedSources.has(mount.id) || (await this.store.get(sourceKey)) !== undefined;
       const held = new Set<string>();
-      for (const tool of tools) {
-        const change = await this.check(mount, tool, pinnedBefore, findings);
-        if (!change) continue;
+      // All at once: a shared store's round trips overlap (ioredis pipelines them).
+      const checked = await Promise.all(
+        tools.map((tool) => this.check(mount, tool, pinnedBefore, findings)),
+      );
+      tools.forEach((tool, i) => {
+        const change = checked[i];
+        if (!change) return;
         changes.set(change.path, change);
         offered.set(change.path, definitionOf(tool));
         if (change.held) held.add(tool.name);
-      }
+      });
       if (!pinnedBefore) {
         await this.store.set(sourceKey, new Date().toISOString(), PIN_TTL_MS);
         this.pinnedSources.add(mount.id);

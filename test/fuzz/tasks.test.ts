@@ -71,6 +71,36 @@ describe("the REST task endpoints", () => {
   });
 });
 
+describe("the pin endpoints", () => {
+  it("answer any body with a 2xx or a 4xx that names the problem", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          text,
+          fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+          fc
+            .record({ path: fc.oneof(text, fc.constantFrom("/fx/count", "/", "/fx/../x")) })
+            .map((v) => JSON.stringify(v)),
+        ),
+        who,
+        async (body, caller) => {
+          const res = await fetch(`${broker.url}/pins/approve`, {
+            method: "POST",
+            headers: bearer(caller),
+            body,
+          });
+          expect(res.status, body).toBeLessThan(500);
+          expect(res.status, body).toBeGreaterThanOrEqual(400);
+          const answer = (await res.json()) as { error: { message: string } };
+          expect(answer.error.message.length).toBeGreaterThan(10);
+        },
+      ),
+      { seed: 39, numRuns: fuzzRuns(200) },
+    );
+    expect((await fetch(`${broker.url}/pins`, { headers: bearer(bob) })).status).toBe(200);
+  });
+});
+
 describe("MCP's tasks/* methods", () => {
   const envelope = (extensions: boolean) => ({
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

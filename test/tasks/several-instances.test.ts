@@ -129,9 +129,10 @@ describe(`tasks on three instances behind HAProxy, sharing Redis ${why}`, () => 
   );
 
   it.runIf(why === "")(
-    "a task whose instance died reads failed, from the others; none is left working",
+    "a task whose instance died reads failed, from the others; one another runs survives it",
     async () => {
       const [a, b] = instances;
+      const elsewhere = await startTask(b!.url, `${fx}/sleep`, { ms: 1500 });
       const started = await startTask(a!.url, `${fx}/sleep`, { ms: 60_000 });
       expect(
         (await request(b!.url, "GET", `/tasks/${started.body.task.id}`, alice)).body.task,
@@ -144,6 +145,11 @@ describe(`tasks on three instances behind HAProxy, sharing Redis ${why}`, () => 
       );
       expect(failed.status).toBe("failed");
       expect(failed.error.message).toContain("stopped before it finished");
+      const survived = await until(balancer!.url, elsewhere.body.task.id, () => false);
+      expect(survived).toMatchObject({
+        status: "completed",
+        result: { output: { content: [{ text: "slept 1500" }] } },
+      });
     },
     30_000,
   );
