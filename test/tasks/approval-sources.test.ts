@@ -20,16 +20,17 @@ const FILESYSTEM = fileURLToPath(
 );
 const writer = token("writer", ["call:/**", "tree:/**"]);
 const reviewer = token("reviewer", ["approve:/files/**"]);
+const soloist = token("soloist", ["call:/**", "approve:/files/**"]);
 const folder = mkdtempSync(join(tmpdir(), "approved-files-"));
 let broker: TestBroker;
 const audit: AuditRecord[] = [];
 
 beforeAll(async () => {
   broker = await startBroker({
-    auth: { tokens: configEntries(writer, reviewer) },
+    auth: { tokens: configEntries(writer, reviewer, soloist) },
     registry: { predefined: false },
     tasks: { ttl_s: 2 },
-    approvals: { destructive: true, wait_s: 0 },
+    approvals: { destructive: true, wait_s: 0, self_approval: true },
     tree: [
       {
         path: "/files",
@@ -83,6 +84,17 @@ describe("approvals.destructive", () => {
     const runs = audit.filter((r) => r.method === "tools/call" && r.path === "/files/write_file");
     expect(runs.map((r) => r.outcome)).toEqual(["pending", "ok", "ok"]);
     expect(JSON.stringify(audit)).not.toContain("secret-7f3a");
+  });
+
+  it("lets an approver approve their own call where self_approval says so", async () => {
+    const asked = await broker.post(
+      "/meta_call",
+      { path: "/files/write_file", args: { path: join(folder, "own.txt"), content: "mine" } },
+      bearer(soloist),
+    );
+    const own = await broker.post(`/tasks/${asked.body.task.id}/approve`, {}, bearer(soloist));
+    expect(own.status).toBe(200);
+    expect(own.body.task.approval.decided_by).toBe("soloist");
   });
 
   it("forgets a task after tasks.ttl_s", async () => {
