@@ -37,6 +37,7 @@ import type {
 } from "./meta-api/answers.js";
 import { isWithin, normalizePath } from "../tree/path.js";
 import type { DefinitionChange, PinRecord } from "../pinning/pin-book.js";
+import { heldBack, pinningNote } from "./definition-notes.js";
 import { salientQuery } from "../tool-search/salient-query.js";
 import { MAX_QUERY_CHARS } from "./meta-api/requests.js";
 import { typescriptDeclarations } from "../tree/typescript-declarations.js";
@@ -45,6 +46,7 @@ import { runSettingsOf } from "./run-settings.js";
 import { digestOf } from "../contract/digest.js";
 import { ApprovalRules } from "../tasks/approval-rules.js";
 import { TaskBook } from "../tasks/task-book.js";
+import { ApprovalDesk } from "./approval-desk.js";
 import { TaskDesk, type TaskSettings } from "./task-desk.js";
 
 export interface BrokerOptions {
@@ -94,8 +96,10 @@ export class Broker {
   readonly registry: RegistryDesk;
   /** Where frontends log what must not go on the wire: internal errors, refused tokens. */
   readonly log: Logger;
-  /** Calls kept as tasks, and the approvals they wait for. */
+  /** Calls kept as tasks. */
   readonly tasks: TaskDesk;
+  /** The approvals calls wait for, as tasks. */
+  readonly approvals: ApprovalDesk;
   private taskSettings: TaskSettings;
 
   private constructor(
@@ -120,10 +124,13 @@ export class Broker {
             : "-",
         ),
       call: (path, args, caller) => this.call(path, args, caller),
-      policyOf: (path) => this.policyDigest(path),
       settings: () => this.taskSettings,
     });
-    this.policy = policyFor(config, parts, log, this.tasks);
+    this.approvals = new ApprovalDesk(this.tasks, {
+      call: (path, args, caller) => this.call(path, args, caller),
+      policyOf: (path) => this.policyDigest(path),
+    });
+    this.policy = policyFor(config, parts, log, this.approvals);
     this.registry = new RegistryDesk(parts.toolRegistry, {
       mount: () => this.config.registry?.mount ?? DEFAULT_REGISTRY_MOUNT,
       fits: (tools) => skeletonWithRegistry(this.config, tools),
@@ -513,7 +520,7 @@ export class Broker {
     if (newChain) {
       this.parts.pins.setMode(config.pinning.mode);
       this.taskSettings = taskSettingsOf(config);
-      this.policy = policyFor(config, this.parts, this.log, this.tasks);
+      this.policy = policyFor(config, this.parts, this.log, this.approvals);
     }
     await this.parts.sources.start(toStart, true);
     await this.rebuild();
@@ -570,11 +577,7 @@ export class Broker {
   refuseHeld(matches: (change: DefinitionChange) => boolean, principal: Principal): void {
     for (const change of this.parts.pins.current().values()) {
       if (!change.held || !matches(change) || !sees(principal, change.path)) continue;
-      throw new BrokerError(
-        "forbidden",
-        `${change.path} is held back: ${heldWhy(change)}; an admin reviews the difference and approves it (GET /pins, POST /pins/approve, the console, or mcp-broker pins)`,
-        { path: change.path, pinning: change.kind },
-      );
+      throw heldBack(change);
     }
   }
 
@@ -641,30 +644,6 @@ export class Broker {
  * source says its tools changed.
  */
 const REBUILD_SPACING = 4;
-
-/** What `meta_desc` says of a tool whose definition is not the one pinned (under `warn`). */
-function pinningNote(change: DefinitionChange): Record<string, unknown> {
-  return {
-    status: change.kind,
-    ...(change.fields.length > 0 && { changed_fields: change.fields }),
-    ...(change.pinned && { pinned_at: change.pinned.pinned_at }),
-    ...(change.findings.length > 0 && {
-      findings: change.findings.map((f) => ({ rule: f.rule, field: f.field })),
-    }),
-    note: `${heldWhy(change)}; an admin has not approved it yet`,
-  };
-}
-
-function heldWhy(change: DefinitionChange): string {
-  switch (change.kind) {
-    case "changed":
-      return `its definition changed since it was pinned (${change.fields.join(", ") || "its text"})`;
-    case "new":
-      return "it is new on a source whose tools were pinned before";
-    case "suspicious":
-      return `its definition holds text a tool has no business holding (${[...new Set(change.findings.map((f) => f.rule))].join(", ")})`;
-  }
-}
 
 function taskSettingsOf(config: Config): TaskSettings {
   return {

@@ -1,23 +1,14 @@
 import { randomUUID } from "node:crypto";
-import type { CallToolResult } from "@modelcontextprotocol/server";
 import { allows } from "../auth/scopes.js";
 import { digestOf } from "../contract/digest.js";
 import { asBrokerError, BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
 import type { CallerContext, Principal } from "../contract/router.js";
 import type { AuditEntry } from "../policy/audit/index.js";
-import type { ApprovalGate } from "../policy/approval/index.js";
-import type { ToolCall } from "../policy/link.js";
 import type { MessageBus } from "../state/store.js";
-import type { ApprovalRule, ApprovalRules } from "../tasks/approval-rules.js";
+import type { ApprovalRules } from "../tasks/approval-rules.js";
 import { HEARTBEAT_MS, TaskBook } from "../tasks/task-book.js";
-import {
-  TERMINAL,
-  viewOf,
-  type TaskRecord,
-  type TaskStatus,
-  type TaskView,
-} from "../tasks/task.js";
+import { TERMINAL, type TaskRecord, type TaskStatus } from "../tasks/task.js";
 import type { CallOutput } from "./meta-api/answers.js";
 import { TaskWaits } from "./task-waits.js";
 
@@ -28,8 +19,6 @@ export interface TaskDeskOptions {
   readonly audit: (entry: AuditEntry) => void;
   /** A tool call as `meta_call` makes it, through the whole policy chain. */
   readonly call: (path: string, args: unknown, caller: CallerContext) => Promise<CallOutput>;
-  /** SHA-256 of the config parts that decide a call of the tool at `path` (throws where there is none). */
-  readonly policyOf: (path: string) => string;
   readonly settings: () => TaskSettings;
 }
 
@@ -41,17 +30,14 @@ export interface TaskSettings {
   readonly rules: ApprovalRules;
 }
 
-/** How often a call waiting for a decision tells its client it still waits. */
-const WAITING_NOTICE_MS = 5000;
-
 /**
- * Calls kept as tasks, and the approvals some of them wait for: the one
- * place that creates, runs, decides, cancels and answers tasks, for every
- * frontend. A task runs on the instance that started it (or approved it);
- * any instance sharing the store answers for it, and cancels it through the
- * store's bus.
+ * Calls kept as tasks: the one place that creates, runs, cancels and
+ * answers tasks, for every frontend (the approvals some of them wait for
+ * are the ApprovalDesk's, built on this one). A task runs on the instance
+ * that started it (or approved it); any instance sharing the store answers
+ * for it, and cancels it through the store's bus.
  */
-export class TaskDesk implements ApprovalGate {
+export class TaskDesk {
   /** The calls this instance runs, by task id: to cancel and to keep leased. */
   private readonly running = new Map<string, AbortController>();
   private readonly waits: TaskWaits;
@@ -70,8 +56,12 @@ export class TaskDesk implements ApprovalGate {
     );
   }
 
-  get rules(): ApprovalRules {
-    return this.options.settings().rules;
+  get settings(): TaskSettings {
+    return this.options.settings();
+  }
+
+  get book(): TaskBook {
+    return this.options.book;
   }
 
   get answerWithinMs(): number {
@@ -94,9 +84,11 @@ export class TaskDesk implements ApprovalGate {
     this.running.set(id, controller);
     // Once the answer is the task, the request is over: nothing more goes back on it.
     let answered = false;
+    const redaction = redactionSeen(caller);
     const { request, progress, notify } = caller;
     const run = this.options.call(path, args, {
       ...caller,
+      redacted: redaction.seen,
       signal: controller.signal,
       asTask: id,
       request:
@@ -136,9 +128,9 @@ export class TaskDesk implements ApprovalGate {
       void run.catch(() => undefined);
       return { task: parked };
     }
-    const task = this.newTask(id, path, args, caller.principal, "working");
+    const task = this.draft(id, path, args, caller.principal, "working");
     await this.options.book.create(task);
-    void this.finish(id, run);
+    void this.finish(id, run, redaction.happened);
     return { task };
   }
 
@@ -170,7 +162,7 @@ export class TaskDesk implements ApprovalGate {
     );
     if (!done) throw noSuchTask(id);
     if (done.changed) {
-      this.audit(done.task, principal, "cancelled");
+      this.record(done.task, principal, "cancelled");
       this.running.get(id)?.abort(cancelled());
       await this.options.bus?.publish(CANCEL_CHANNEL, id);
       this.waits.changed(id);
@@ -178,115 +170,28 @@ export class TaskDesk implements ApprovalGate {
     return done.task;
   }
 
-  /** What an approval of the call is bound to. */
-  binding(call: ToolCall): string {
-    return bindingOf(call.ctx.principal.id, call.path, call.args, this.options.policyOf(call.path));
-  }
-
-  async park(call: ToolCall, rule: ApprovalRule, binding: string): Promise<CallToolResult> {
-    const { book } = this.options;
-    const { ctx } = call;
-    const earlier = ctx.asTask === undefined ? await book.boundTask(binding) : undefined;
-    let task = earlier === undefined ? undefined : await book.read(earlier);
-    if (task !== undefined && task.delivered_at !== undefined) task = undefined;
-    if (task === undefined) {
-      task = {
-        ...this.newTask(
-          ctx.asTask ?? randomUUID(),
-          call.path,
-          call.args,
-          ctx.principal,
-          "awaiting_approval",
-        ),
-        status_message: `waits for a person with the approve scope on ${call.path} to approve or deny it`,
-        approval: {
-          rule: rule.rule,
-          binding,
-          policy_sha256: this.options.policyOf(call.path),
-          expires_at: new Date(Date.now() + rule.ttlMs).toISOString(),
-          approver: "scope",
-        },
-      };
-      await book.create(task);
-      await book.bind(binding, task);
-      this.audit(task, ctx.principal, "proposed");
-    }
-    if (ctx.asTask !== undefined) throw pending(task, "");
-    const decided = await this.waitForDecision(task, ctx);
-    if (!TERMINAL.has(decided.status)) throw pending(decided, howToFollow(decided));
-    return this.deliver(decided, ctx.principal);
-  }
-
-  /** Approves a task awaiting approval, and runs its call here, once. */
-  async approve(id: string, approver: Principal, reason?: string): Promise<TaskRecord> {
-    const task = await this.decidable(id, approver);
-    const now = this.options.policyOf(task.path);
-    const binding = bindingOf(task.caller.id, task.path, task.args, now);
-    if (binding !== task.approval?.binding) {
-      const failed = await this.options.book.update(
-        id,
-        (t) => t.status === "awaiting_approval",
-        (t) => ({
-          ...t,
-          status: "failed",
-          error: {
-            kind: "idempotency_conflict",
-            message: `the policy that decides ${t.path} changed since the approval was asked (config, scopes or the tool's definition); the call must be made and approved anew`,
-          },
-        }),
-      );
-      throw new BrokerError("idempotency_conflict", failed?.task.error?.message ?? "task changed", {
-        task: id,
-      });
-    }
-    // Leased before it is claimed: a reader between the two must not take the task for dead.
-    await this.options.book.lease(id);
-    const claimed = await this.options.book.update(
-      id,
-      (t) => t.status === "awaiting_approval",
-      (t) => ({
-        ...t,
-        status: "working",
-        instance: this.options.book.instance,
-        status_message: `approved by ${approver.id}; running`,
-        approval: decided(t, approver, reason),
-      }),
-    );
-    // A loser's lease is left to lapse: the winner may be this very instance, holding the same one.
-    if (!claimed?.changed) throw alreadyDecided(claimed?.task ?? task);
-    this.audit(claimed.task, approver, "approved");
+  /**
+   * Runs an approved call here as its task (already claimed `working` by
+   * this instance), and stores how it ended; resolves when it is stored.
+   */
+  runClaimed(
+    task: TaskRecord,
+    run: (signal: AbortSignal, redacted: () => void) => Promise<CallOutput>,
+  ): Promise<void> {
     const controller = new AbortController();
-    this.running.set(id, controller);
-    this.waits.changed(id);
-    const run = this.options.call(task.path, task.args, {
-      signal: controller.signal,
-      principal: task.caller,
-      approved: binding,
-    });
-    void this.finish(id, run).then(() => this.audit(claimed.task, task.caller, "executed"));
-    return claimed.task;
+    this.running.set(task.id, controller);
+    this.waits.changed(task.id);
+    const redaction = redactionSeen({});
+    return this.finish(task.id, run(controller.signal, redaction.seen), redaction.happened);
   }
 
-  async deny(id: string, approver: Principal, reason?: string): Promise<TaskRecord> {
-    await this.decidable(id, approver);
-    const denied = await this.options.book.update(
-      id,
-      (t) => t.status === "awaiting_approval",
-      (t) => ({
-        ...t,
-        status: "denied",
-        status_message: `denied by ${approver.id}${reason ? `: ${reason}` : ""}`,
-        approval: decided(t, approver, reason),
-      }),
-    );
-    if (!denied?.changed) throw alreadyDecided(denied?.task);
-    this.audit(denied.task, approver, "denied");
+  /** Says a task changed, here and to the other instances, waking whoever waits for it. */
+  changed(id: string): void {
     this.waits.changed(id);
-    return denied.task;
   }
 
-  /** Resolves when the task changes status or `ms` passed, whichever is first. */
-  waitForChange(id: string, ms: number, signal?: AbortSignal): Promise<void> {
+  /** Resolves at the task's next change, after `ms`, or when `signal` aborts. */
+  nextChange(id: string, ms: number, signal?: AbortSignal): Promise<void> {
     return this.waits.next(id, ms, signal);
   }
 
@@ -298,7 +203,11 @@ export class TaskDesk implements ApprovalGate {
   }
 
   /** Stores how a task's call ended, unless it was cancelled or is no longer this instance's. */
-  private async finish(id: string, run: Promise<CallOutput>): Promise<void> {
+  private async finish(
+    id: string,
+    run: Promise<CallOutput>,
+    redacted: () => boolean,
+  ): Promise<void> {
     const { book, settings } = this.options;
     let change: (t: TaskRecord) => TaskRecord;
     try {
@@ -307,6 +216,7 @@ export class TaskDesk implements ApprovalGate {
         is_error: out.isError,
         output: out.output,
         ...(out.truncated && { truncated: true as const }),
+        ...(redacted() && { redacted: true as const }),
         result: out.result,
       };
       const bytes = Buffer.byteLength(JSON.stringify(outcome));
@@ -336,64 +246,8 @@ export class TaskDesk implements ApprovalGate {
     }
   }
 
-  /** Waits for the approvers, telling the client every few seconds; the task as it is then. */
-  private async waitForDecision(task: TaskRecord, ctx: CallerContext): Promise<TaskRecord> {
-    const until = Date.now() + this.rules.waitMs;
-    let current = task;
-    let notices = 0;
-    while (!TERMINAL.has(current.status) && Date.now() < until && !ctx.signal.aborted) {
-      ctx.progress?.({
-        progress: notices++,
-        message: `${current.id}: ${current.status_message ?? current.status}`,
-      });
-      await this.waits.next(
-        current.id,
-        Math.min(WAITING_NOTICE_MS, until - Date.now()),
-        ctx.signal,
-      );
-      current = (await this.options.book.read(current.id)) ?? current;
-    }
-    return current;
-  }
-
-  /** A finished task's answer to its caller, given once: the result, or why there is none. */
-  private async deliver(task: TaskRecord, caller: Principal): Promise<CallToolResult> {
-    const given = await this.options.book.update(
-      task.id,
-      (t) => t.delivered_at === undefined,
-      (t) => ({ ...t, delivered_at: new Date().toISOString() }),
-    );
-    if (given?.changed) this.audit(task, caller, "delivered");
-    if (task.status === "completed" && task.outcome) return task.outcome.result;
-    throw new BrokerError(
-      task.status === "denied" ? "forbidden" : ((task.error?.kind as "internal") ?? "internal"),
-      task.status === "denied" || task.status === "expired" || task.status === "cancelled"
-        ? `the call was not run: ${task.status_message ?? task.status}`
-        : (task.error?.message ?? `the task ${task.status}`),
-      { task: task.id, status: task.status },
-    );
-  }
-
-  /** The task, where `approver` may decide it now. */
-  private async decidable(id: string, approver: Principal): Promise<TaskRecord> {
-    const task = await this.get(id, approver);
-    if (!allows(approver, "approve", task.path))
-      throw new BrokerError(
-        "forbidden",
-        `token "${approver.id}" may not approve calls of ${task.path}: it needs the scope approve:${task.path}`,
-        { task: id, scope: `approve:${task.path}` },
-      );
-    if (task.status !== "awaiting_approval") throw alreadyDecided(task);
-    if (task.caller.id === approver.id && !this.rules.selfApproval)
-      throw new BrokerError(
-        "forbidden",
-        `token "${approver.id}" made this call and may not approve it: another approver must (approvals.self_approval allows it)`,
-        { task: id },
-      );
-    return task;
-  }
-
-  private newTask(
+  /** A new task's record, not yet stored. */
+  draft(
     id: string,
     path: string,
     args: Record<string, unknown>,
@@ -415,7 +269,8 @@ export class TaskDesk implements ApprovalGate {
     };
   }
 
-  private audit(task: TaskRecord, actor: Principal, outcome: string): void {
+  /** Audits a step of a task: proposed, approved, denied, executed, delivered, cancelled. */
+  record(task: TaskRecord, actor: Principal, outcome: string): void {
     this.options.audit({
       time: new Date().toISOString(),
       token: actor.id,
@@ -435,9 +290,19 @@ export class TaskDesk implements ApprovalGate {
 
 const CANCEL_CHANNEL = "task-cancel";
 
-/** SHA-256 over what an approval is bound to. */
-function bindingOf(caller: string, path: string, args: unknown, policy: string): string {
-  return digestOf({ caller, path, args_sha256: digestOf(args), policy });
+/** Whether redaction removed something from a call's answer, passed on to its caller too. */
+function redactionSeen(caller: Pick<CallerContext, "redacted">): {
+  seen: () => void;
+  happened: () => boolean;
+} {
+  let redacted = false;
+  return {
+    seen: () => {
+      redacted = true;
+      caller.redacted?.();
+    },
+    happened: () => redacted,
+  };
 }
 
 /** Who may know of a task: its caller, an admin of its path, and who may approve its calls. */
@@ -446,41 +311,6 @@ function mayKnow(principal: Principal, task: TaskRecord): boolean {
     principal.id === task.caller.id ||
     allows(principal, "admin", task.path) ||
     (task.approval !== undefined && allows(principal, "approve", task.path))
-  );
-}
-
-function decided(
-  task: TaskRecord,
-  approver: Principal,
-  reason: string | undefined,
-): TaskRecord["approval"] {
-  return {
-    ...task.approval!,
-    decided_by: approver.id,
-    decided_at: new Date().toISOString(),
-    ...(reason !== undefined && reason !== "" && { reason }),
-  };
-}
-
-function pending(task: TaskRecord, follow: string): BrokerError {
-  return new BrokerError(
-    "pending",
-    `${task.path} needs a person's approval before it runs; it waits as task ${task.id}${follow}`,
-    { task: viewOf(task) satisfies TaskView },
-  );
-}
-
-function howToFollow(task: TaskRecord): string {
-  return `, until ${task.approval?.expires_at ?? task.expires_at}. Make the same call again (same arguments) to wait for it or get its result, or follow GET /tasks/${task.id}`;
-}
-
-function alreadyDecided(task: TaskRecord | undefined): BrokerError {
-  return new BrokerError(
-    "idempotency_conflict",
-    task === undefined
-      ? "the task is gone"
-      : `the task is ${task.status}${task.approval?.decided_by ? ` (decided by ${task.approval.decided_by})` : ""}: only a task awaiting approval can be approved or denied`,
-    task && { task: task.id, status: task.status },
   );
 }
 

@@ -30,12 +30,12 @@ export function taskRoutes(broker: Broker): Hono<AuthEnv> {
   );
   app.post("/tasks/:id/approve", async (c) => {
     const { reason } = parseRequest(DecisionRequest, await optionalBody(c));
-    const task = await broker.tasks.approve(c.req.param("id"), c.get("principal"), reason);
+    const task = await broker.approvals.approve(c.req.param("id"), c.get("principal"), reason);
     return c.json({ task: viewOf(task) });
   });
   app.post("/tasks/:id/deny", async (c) => {
     const { reason } = parseRequest(DecisionRequest, await optionalBody(c));
-    const task = await broker.tasks.deny(c.req.param("id"), c.get("principal"), reason);
+    const task = await broker.approvals.deny(c.req.param("id"), c.get("principal"), reason);
     return c.json({ task: viewOf(task) });
   });
   return app;
