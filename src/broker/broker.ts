@@ -650,6 +650,7 @@ function taskSettingsOf(config: Config): TaskSettings {
     ttlMs: (config.tasks?.ttl_s ?? 86_400) * 1000,
     answerWithinMs: config.tasks?.answer_within_ms ?? 1000,
     maxResultBytes: config.tasks?.max_result_bytes ?? 1024 * 1024,
+    maxRunningPerCaller: config.tasks?.max_running_per_caller ?? 100,
     rules: new ApprovalRules(config.approvals),
   };
 }

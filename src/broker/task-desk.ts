@@ -27,6 +27,8 @@ export interface TaskSettings {
   /** A client of MCP's Tasks extension is answered in place when its call ends this soon. */
   readonly answerWithinMs: number;
   readonly maxResultBytes: number;
+  /** Tasks one token may have running on one instance at once. */
+  readonly maxRunningPerCaller: number;
   readonly rules: ApprovalRules;
 }
 
@@ -40,6 +42,9 @@ export interface TaskSettings {
 export class TaskDesk {
   /** The calls this instance runs, by task id: to cancel and to keep leased. */
   private readonly running = new Map<string, AbortController>();
+  /** How many of them each caller started, to bound what one token can keep running. */
+  private readonly perCaller = new Map<string, number>();
+  private readonly owners = new Map<string, string>();
   private readonly waits: TaskWaits;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly unsubscribe: (() => void) | undefined;
@@ -79,9 +84,18 @@ export class TaskDesk {
     caller: CallerContext,
     answerWithinMs: number,
   ): Promise<{ output: CallOutput } | { task: TaskRecord }> {
+    const max = this.options.settings().maxRunningPerCaller;
+    const owner = caller.principal.id;
+    if ((this.perCaller.get(owner) ?? 0) >= max) {
+      throw new BrokerError(
+        "rate_limited",
+        `token "${owner}" has ${max} tasks running here already (tasks.max_running_per_caller); wait for one to end or cancel one`,
+        { retry_after_s: 1 },
+      );
+    }
     const id = randomUUID();
     const controller = new AbortController();
-    this.running.set(id, controller);
+    this.track(id, controller, owner);
     // Once the answer is the task, the request is over: nothing more goes back on it.
     let answered = false;
     const redaction = redactionSeen(caller);
@@ -113,18 +127,18 @@ export class TaskDesk {
       delay(answerWithinMs).then(() => undefined),
     ]);
     if (early && "output" in early) {
-      this.running.delete(id);
+      this.untrack(id);
       return early;
     }
     if (early && asBrokerError(early.err).kind !== "pending") {
-      this.running.delete(id);
+      this.untrack(id);
       throw early.err;
     }
     answered = true;
     const parked = await this.options.book.read(id);
     if (parked) {
       // An approval parked it; the approver's instance runs it.
-      this.running.delete(id);
+      this.untrack(id);
       void run.catch(() => undefined);
       return { task: parked };
     }
@@ -163,7 +177,9 @@ export class TaskDesk {
     if (!done) throw noSuchTask(id);
     if (done.changed) {
       this.record(done.task, principal, "cancelled");
+      // Its place is free at once: what is left of it is the backend's cancellation.
       this.running.get(id)?.abort(cancelled());
+      this.untrack(id);
       await this.options.bus?.publish(CANCEL_CHANNEL, id);
       this.waits.changed(id);
     }
@@ -179,7 +195,7 @@ export class TaskDesk {
     run: (signal: AbortSignal, redacted: () => void) => Promise<CallOutput>,
   ): Promise<void> {
     const controller = new AbortController();
-    this.running.set(task.id, controller);
+    this.track(task.id, controller, task.caller.id);
     this.waits.changed(task.id);
     const redaction = redactionSeen({});
     return this.finish(task.id, run(controller.signal, redaction.seen), redaction.happened);
@@ -241,9 +257,24 @@ export class TaskDesk {
     } catch (err) {
       this.warn(id, err as Error, "storing the task's result failed");
     } finally {
-      this.running.delete(id);
+      this.untrack(id);
       this.waits.changed(id);
     }
+  }
+
+  private track(id: string, controller: AbortController, owner: string): void {
+    this.running.set(id, controller);
+    this.owners.set(id, owner);
+    this.perCaller.set(owner, (this.perCaller.get(owner) ?? 0) + 1);
+  }
+
+  private untrack(id: string): void {
+    const owner = this.owners.get(id);
+    if (!this.running.delete(id) || owner === undefined) return;
+    this.owners.delete(id);
+    const left = (this.perCaller.get(owner) ?? 1) - 1;
+    if (left > 0) this.perCaller.set(owner, left);
+    else this.perCaller.delete(owner);
   }
 
   /** A new task's record, not yet stored. */

@@ -337,6 +337,13 @@ const TasksSchema = z
       .describe(
         "A task's result larger than this is not kept: the task fails, saying so. Default 1048576.",
       ),
+    max_running_per_caller: z
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        "Tasks one token may have running on one instance at once; past it a new one is refused (429). Default 100.",
+      ),
   })
   .describe("Calls kept as tasks: REST's Prefer: respond-async, MCP's Tasks extension, approvals.");
 

@@ -10,7 +10,7 @@ const admin = token("root", ["admin:/**", "tree:/**"]);
 
 const config = {
   auth: { tokens: configEntries(alice, bob, carol, admin) },
-  tasks: { ttl_s: 600 },
+  tasks: { ttl_s: 600, max_running_per_caller: 3 },
   approvals: {
     rules: [{ path: "/fx/count" }, { path: "/fx/pid", ttl_s: 0.3 }],
     wait_s: 0,
@@ -117,6 +117,26 @@ describe("a call as a task over REST", () => {
     expect((await send("DELETE", `/tasks/${started.task.id}`, alice)).body.task.status).toBe(
       "cancelled",
     );
+  });
+
+  it("bounds the tasks one token keeps running, and frees a place when one ends", async () => {
+    const start = () =>
+      fetch(`${broker.url}/meta_call`, {
+        method: "POST",
+        headers: { ...bearer(carol), ...asyncCall },
+        body: JSON.stringify({ path: "/fx/sleep", args: { ms: 60_000 } }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const running = [await start(), await start(), await start()];
+    expect(running.map((r) => r.status)).toEqual([202, 202, 202]);
+    const refused = await start();
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.message).toContain("tasks.max_running_per_caller");
+    // Another token is not held back by carol's.
+    const alices = await send("POST", "/meta_call", alice, { path: "/fx/sleep", args: { ms: 1 } });
+    expect(alices.status).toBe(200);
+    await send("DELETE", `/tasks/${running[0]!.body.task.id}`, carol);
+    expect((await start()).status).toBe(202);
+    for (const r of running.slice(1)) await send("DELETE", `/tasks/${r.body.task.id}`, carol);
   });
 });
 
