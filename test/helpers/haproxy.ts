@@ -2,7 +2,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./services.js";
+import { debianTool } from "./debian-tool.js";
+import { freePort, redisAvailable } from "./services.js";
 
 export interface LoadBalancer {
   readonly url: string;
@@ -67,4 +68,18 @@ ${servers}
         child.kill("SIGTERM");
       }),
   };
+}
+
+/**
+ * What a test of several instances behind HAProxy on Redis needs: HAProxy's
+ * program, and why the test is skipped when either is missing ("" when none).
+ */
+export async function loadBalancedSetup(): Promise<{ haproxy: string | undefined; why: string }> {
+  const haproxy = debianTool("haproxy", "haproxy");
+  const why = !haproxy
+    ? "skipped: haproxy is not installed (apt-get install -y haproxy; CI installs it)"
+    : !(await redisAvailable())
+      ? "skipped: Redis is not reachable at 127.0.0.1:6379"
+      : "";
+  return { haproxy, why };
 }

@@ -7,18 +7,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, describe, expect, it } from "vitest";
 import { fixtureCommand, writeConfig } from "../helpers/broker.js";
 import { spawnBroker, type BrokerProcess } from "../helpers/broker-process.js";
-import { debianTool } from "../helpers/debian-tool.js";
-import { startHaproxy, type LoadBalancer } from "../helpers/haproxy.js";
+import { loadBalancedSetup, startHaproxy, type LoadBalancer } from "../helpers/haproxy.js";
 import { textOf } from "../helpers/mcp-client.js";
-import { REDIS_URL, redisAvailable } from "../helpers/services.js";
+import { REDIS_URL } from "../helpers/services.js";
 
-const haproxy = debianTool("haproxy", "haproxy");
-const hasRedis = await redisAvailable();
-const why = !haproxy
-  ? "skipped: haproxy is not installed (apt-get install -y haproxy; CI installs it)"
-  : !hasRedis
-    ? "skipped: Redis is not reachable at 127.0.0.1:6379"
-    : "";
+const { haproxy, why } = await loadBalancedSetup();
 
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 const instances: BrokerProcess[] = [];
