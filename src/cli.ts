@@ -88,7 +88,9 @@ program
   .argument("[listen]", "HOST:PORT to listen on", DEFAULT_LISTEN)
   .addOption(logLevel())
   .action(async (listen: string, opts: ServeOptions) => {
-    await serve(listen, await prepareDemo(), process.env.MCP_BROKER_SECRET, opts);
+    // A demo server that cannot start here (its sandbox needs bubblewrap) is left out, saying why.
+    const demo = { ...opts, ignoreBrokenTool: true };
+    await serve(listen, await prepareDemo(), process.env.MCP_BROKER_SECRET, demo);
   });
 
 interface ServeOptions {

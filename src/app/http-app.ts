@@ -175,6 +175,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
           restarts: s.restarts,
           attempts: s.attempts,
           ...(s.lastError === undefined ? {} : { last_error: s.lastError }),
+          ...(s.lastDown === undefined ? {} : { last_down: s.lastDown }),
           ...(s.protocolVersion === undefined ? {} : { protocol_version: s.protocolVersion }),
         },
       ]),

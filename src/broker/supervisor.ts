@@ -29,6 +29,8 @@ export class Supervisor {
   private restarts = 0;
   private attempts = 0;
   private lastError: string | undefined;
+  /** Why it last went down while up, kept once it is up again. */
+  private lastDown: string | undefined;
   private upSince = 0;
   private backoff: IBackoff<unknown> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -62,6 +64,7 @@ export class Supervisor {
       restarts: this.restarts + (this.router.replacements?.() ?? 0),
       attempts: this.attempts,
       ...(this.lastError === undefined ? {} : { lastError: this.lastError }),
+      ...(this.lastDown === undefined ? {} : { lastDown: this.lastDown }),
       ...(protocolVersion === undefined ? {} : { protocolVersion }),
     };
   }
@@ -143,6 +146,7 @@ export class Supervisor {
     if (this.closed || this.state !== "up") return;
     this.state = "restarting";
     this.lastError = reason;
+    this.lastDown = `${new Date().toISOString()}: ${reason}`;
     this.log.warn({ source: this.id, reason }, "source down; it is restarted");
     this.schedule();
   }

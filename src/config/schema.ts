@@ -7,6 +7,7 @@
  */
 import { ConfigPath, currentConfigFolder, fromConfigFolder } from "./config-folder.js";
 import { z } from "zod";
+import { SourceSandboxSchema } from "./sandbox-schema.js";
 
 export const RENDER_MODES = ["mcp", "text", "json"] as const;
 export const EXPOSE_MODES = ["meta", "flat", "both"] as const;
@@ -654,6 +655,13 @@ export function configSchema(
     toolsets: toolsets.optional(),
     tool_search: ToolSearchSchema.optional(),
     run: RunSchema.optional(),
+    sandbox: z
+      .strictObject({
+        default: SourceSandboxSchema.describe(
+          "The sandbox of every stdio source that does not say its own: true, or settings.",
+        ),
+      })
+      .optional(),
     tasks: TasksSchema.optional(),
     pinning: PinningSchema.describe(
       'Tool definitions pinned against silent change: "off", "warn" (default) or "enforce", or {"mode", "store"}.',

@@ -197,6 +197,8 @@ export interface SourceStatus {
   readonly attempts: number;
   /** Why it is not up, in words safe to show; the details are in the broker's log. */
   readonly lastError?: string;
+  /** When and why it last went down while it was up (a crash, a sandbox's limit), kept after it came back. */
+  readonly lastDown?: string;
   /** The MCP revision the backend speaks, for MCP backends that are up. */
   readonly protocolVersion?: string;
 }

@@ -68,7 +68,7 @@ export function buildSkeleton(config: Config, problems: string[]): Skeleton {
             `${where}.source.name: "${name}" is also the name of the source at ${clash.id}; set a distinct "name"`,
           );
         }
-        mounts.push({ id: path, name, source: cfg.source });
+        mounts.push({ id: path, name, source: withSandboxDefault(cfg.source, config.sandbox) });
       }
     }
     cfg.children?.forEach((child, i) => visit(child, path, `${where}.children[${i}]`));
@@ -80,4 +80,19 @@ export function buildSkeleton(config: Config, problems: string[]): Skeleton {
     visit(config.tree, "/", "$.tree");
   }
   return { nodes, mounts };
+}
+
+/**
+ * A stdio source without a `sandbox` of its own gets the config's
+ * `sandbox.default`: the setting is the source's from then on, so a change of
+ * the default restarts the sources it reaches, as a change of their own would.
+ */
+function withSandboxDefault(
+  source: SourceConfig,
+  sandbox: { default?: unknown } | undefined,
+): SourceConfig {
+  const own = (source as { sandbox?: unknown }).sandbox;
+  if (source.backend !== "stdio" || sandbox?.default === undefined || own !== undefined)
+    return source;
+  return { ...source, sandbox: sandbox.default } as SourceConfig;
 }

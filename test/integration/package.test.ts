@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { collect } from "../helpers/cli.js";
+import { debianTool } from "../helpers/debian-tool.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -64,6 +65,8 @@ describe("the package", () => {
   });
 
   it("serves the demo tree from the installed package, started from another folder", async () => {
+    // The demo runs its MCP servers in bubblewrap sandboxes: without it, they are left out.
+    expect(debianTool("bwrap", "bubblewrap") ?? "bubblewrap is not installed").toMatch(/bwrap$/);
     const child = spawn(
       join(installed, "node_modules", ".bin", "mcp-broker"),
       ["demo", "127.0.0.1:0", "--log-level", "info"],

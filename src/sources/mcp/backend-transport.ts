@@ -11,6 +11,8 @@ export interface BackendConnection {
   pid?(): number | null;
   /** Whether the process started and has since ended by itself, where there is one. */
   exited?(): boolean;
+  /** Which of its sandbox's limits ended it, where one did. */
+  whyEnded?(): string | undefined;
 }
 
 export type ConnectBackend = () => BackendConnection;

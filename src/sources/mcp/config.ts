@@ -1,6 +1,7 @@
 /** The `source` fields of MCP servers: a program over stdio, or a Streamable HTTP URL. */
 import { z } from "zod";
 import { WorkingDirectory } from "../../config/config-folder.js";
+import { SourceSandboxSchema } from "../../config/sandbox-schema.js";
 import { mountFields } from "../../config/schema.js";
 
 /**
@@ -52,6 +53,7 @@ export const StdioSourceSchema = z.strictObject({
       "Extra environment; the child otherwise gets only PATH, HOME and a few safe variables.",
     ),
   cwd: WorkingDirectory,
+  sandbox: SourceSandboxSchema,
   revision: RevisionSchema,
   start_timeout_s: StartTimeoutSchema,
   max_list_pages: MaxListPagesSchema,

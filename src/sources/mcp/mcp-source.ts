@@ -437,7 +437,11 @@ export class McpSource implements Router, Relayed {
     if (this.closed) return;
     const connection = this.connection;
     if (connection) this.logLastWords(connection, "source closed its connection");
-    const reason = `${connection?.pid ? "the backend process ended or closed its output" : "the backend closed the connection"}; see the broker log`;
+    const limit = connection?.whyEnded?.();
+    const reason = limit
+      ? `its sandbox ended it: ${limit}`
+      : `${connection?.pid ? "the backend process ended or closed its output" : "the backend closed the connection"}; see the broker log`;
+    if (limit) this.log.warn({ source: this.name, why: limit }, "sandbox limit ended the source");
     for (const listener of this.downListeners) listener(reason);
   }
 

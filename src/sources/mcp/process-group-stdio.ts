@@ -15,7 +15,18 @@ export interface ProcessGroupStdioOptions {
   readonly cwd?: string | undefined;
   /** The longest message the program may send; past it the connection is dropped. */
   readonly maxBufferSize: number;
+  /**
+   * Run once the process exists and before it goes on (a sandbox's limits
+   * put in place): the process is given a fourth descriptor, the sandbox's
+   * `--block-fd`, and released by a byte on it once this resolves.
+   */
+  readonly hold?: (pid: number) => void | Promise<void>;
+  /** Told once the program and what is left of its group have ended. */
+  readonly ended?: () => void;
 }
+
+/** The descriptor a held program waits on. */
+export const HOLD_FD = 3;
 
 /** How long a program has to end after its stdin closes, then after SIGTERM. */
 const GRACE_MS = 2000;
@@ -53,10 +64,11 @@ export class ProcessGroupStdio implements Transport {
   start(): Promise<void> {
     if (this.child) throw new Error("the program was started already");
     return new Promise((resolve, reject) => {
+      const { hold } = this.options;
       const child = spawn(this.options.command, [...this.options.args], {
         env: this.options.env,
         cwd: this.options.cwd,
-        stdio: ["pipe", "pipe", "pipe"],
+        stdio: hold ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
         // A process group of its own (setsid): the pid is also the group's id.
         detached: true,
         shell: false,
@@ -68,9 +80,24 @@ export class ProcessGroupStdio implements Transport {
       });
       child.on("spawn", () => {
         this.spawned = true;
-        resolve();
+        if (!hold) return resolve();
+        const gate = child.stdio[HOLD_FD] as NodeJS.WritableStream;
+        // Once released, the program may close its end at any time: that is no error of ours.
+        gate.on("error", () => undefined);
+        Promise.resolve()
+          .then(() => hold(child.pid!))
+          .then(
+            () => {
+              gate.end("go");
+              resolve();
+            },
+            (error: Error) => {
+              signalGroup(child, "SIGKILL");
+              reject(error);
+            },
+          );
       });
-      child.on("exit", () => void this.endGroup(child));
+      child.on("exit", () => void this.endGroup(child).finally(() => this.options.ended?.()));
       child.on("close", () => {
         if (this.child === child) this.child = undefined;
         this.onclose?.();

@@ -3,7 +3,9 @@ import type { Logger } from "../../contract/log.js";
 import type { StdioSourceConfig } from "./config.js";
 import type { ConnectBackend } from "./backend-transport.js";
 import { commandArgv } from "./command-line.js";
-import { ProcessGroupStdio } from "./process-group-stdio.js";
+import { HOLD_FD, ProcessGroupStdio } from "./process-group-stdio.js";
+import { sandboxPlanOf } from "../../isolation/sandbox/sandbox-plan.js";
+import { sandboxedSpawn } from "../../isolation/sandbox/sandboxed-spawn.js";
 
 const STDERR_LINES_KEPT = 20;
 /**
@@ -25,13 +27,33 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
   const argv = commandArgv(config.command);
   const [command, ...args] = argv as [string, ...string[]];
   const stderrTail: string[] = [];
+  const plan = sandboxPlanOf(config.sandbox);
   return () => {
+    const env = { ...getDefaultEnvironment(), ...config.env };
+    // A sandboxed program gets only PATH, HOME, LANG and its own env: not USER, SHELL or TERM.
+    const sandbox =
+      plan &&
+      sandboxedSpawn(
+        name,
+        plan,
+        {
+          command,
+          args,
+          env: { PATH: env.PATH ?? "", ...config.env },
+          cwd: config.cwd ?? process.cwd(),
+        },
+        HOLD_FD,
+      );
     const transport = new ProcessGroupStdio({
-      command,
-      args,
-      env: { ...getDefaultEnvironment(), ...config.env },
+      command: sandbox?.command ?? command,
+      args: sandbox?.args ?? args,
+      env: sandbox?.env ?? env,
       cwd: config.cwd,
       maxBufferSize: MAX_STDIO_MESSAGE_BYTES,
+      ...(sandbox && {
+        hold: (pid: number) => sandbox.enter(pid),
+        ended: () => sandbox.release(),
+      }),
     });
     transport.stderr.on("data", (chunk: Buffer) => {
       for (const line of chunk.toString("utf8").split("\n")) {
@@ -45,10 +67,11 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
     return {
       transport,
       // The program only: its arguments may carry credentials.
-      describe: `"${command}"`,
+      describe: sandbox ? `"${command}" in its sandbox` : `"${command}"`,
       lastWords: () => stderrTail.slice(-3),
       pid: () => transport.pid,
       exited: () => transport.exited(),
+      ...(sandbox && { whyEnded: () => sandbox.whyEnded() }),
     };
   };
 }

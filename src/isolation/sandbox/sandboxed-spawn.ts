@@ -1,0 +1,76 @@
+import { BrokerError } from "../../contract/errors.js";
+import { bwrapCommand } from "./bwrap-command.js";
+import { CgroupLimits } from "./cgroup-limits.js";
+import { programPath } from "./program-path.js";
+import type { SandboxPlan } from "./sandbox-plan.js";
+
+/** What to spawn for a sandboxed program, and its limits to put in place before it runs. */
+export interface SandboxedSpawn {
+  readonly command: string;
+  readonly args: string[];
+  readonly env: Record<string, string>;
+  /** What the program sees besides the system's files. */
+  readonly view: { readonly read: readonly string[]; readonly write: readonly string[] };
+  /** Puts the started process under its cgroup limits (before it is released). */
+  enter(pid: number): void;
+  /** Which limit ended it, where one did (kept past `release`). */
+  whyEnded(): string | undefined;
+  /** Gives the limits back, once the program has ended, keeping what ended it. */
+  release(): void;
+}
+
+/** The programs a sandbox needs from the host, by name: Debian's `bubblewrap` and `util-linux`. */
+const NEEDED = { bwrap: "bubblewrap", prlimit: "util-linux" } as const;
+
+/**
+ * A program of `source` to run in a sandbox: `prlimit` (open files, CPU
+ * seconds) around bubblewrap (the file system, namespaces, environment),
+ * which waits on `holdFd` until the process is in its cgroups (memory,
+ * processes). A host without bubblewrap, or where the broker may not create
+ * cgroups, refuses to start the source, saying what it needs: a sandboxed
+ * source never runs unsandboxed.
+ */
+export function sandboxedSpawn(
+  source: string,
+  plan: SandboxPlan,
+  run: { command: string; args: readonly string[]; env: Record<string, string>; cwd: string },
+  holdFd: number,
+): SandboxedSpawn {
+  const hostPath = process.env.PATH ?? "/usr/bin:/bin";
+  const tools = Object.fromEntries(
+    Object.entries(NEEDED).map(([name, pkg]) => {
+      const found = programPath(name, `${hostPath}:/usr/bin:/bin`, "/");
+      if (!found) {
+        throw new BrokerError(
+          "unavailable",
+          `source ${source} runs in a sandbox, which needs ${name} (Debian's ${pkg}: apt-get install -y ${pkg}); it is not installed, and the source is not run without its sandbox`,
+        );
+      }
+      return [name, found];
+    }),
+  ) as Record<keyof typeof NEEDED, string>;
+  const inner = bwrapCommand(tools.bwrap, plan, run, holdFd);
+  const limits = CgroupLimits.open(source, plan);
+  let verdict: string | undefined;
+  let released = false;
+  return {
+    command: tools.prlimit,
+    args: [
+      `--nofile=${plan.openFiles}:${plan.openFiles}`,
+      ...(plan.cpuS === undefined ? [] : [`--cpu=${plan.cpuS}:${plan.cpuS}`]),
+      "--",
+      inner.command,
+      ...inner.args,
+    ],
+    env: inner.env,
+    view: inner.view,
+    enter: (pid) => limits.enter(pid),
+    whyEnded: () => (released ? verdict : limits.whyEnded()),
+    release: () => {
+      if (released) return;
+      verdict = limits.whyEnded();
+      released = true;
+      limits.remove();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBroker, type TestBroker } from "../helpers/broker.js";
+import { debianTool } from "../helpers/debian-tool.js";
+import { redisAvailable } from "../helpers/services.js";
+
+/**
+ * A hostile stdio MCP server, run sandboxed and unsandboxed side by side:
+ * each attempt that works unsandboxed (so the test proves the sandbox, not
+ * the server) is refused or contained sandboxed, and the broker and its
+ * other sources keep serving.
+ */
+const HOSTILE = fileURLToPath(new URL("../fixtures/hostile-server.mjs", import.meta.url));
+const bwrap = debianTool("bwrap", "bubblewrap");
+const why = bwrap
+  ? ""
+  : "skipped: bubblewrap is not installed (apt-get install -y bubblewrap; CI installs it)";
+const hasRedis = await redisAvailable();
+
+const granted = mkdtempSync(join(tmpdir(), "sandbox-grant-"));
+const outside = mkdtempSync(join(tmpdir(), "sandbox-outside-"));
+let broker: TestBroker;
+
+beforeAll(async () => {
+  if (why) return;
+  process.env.BROKER_ONLY_SECRET = "hunter2";
+  const hostile = (sandbox: unknown) => ({
+    backend: "stdio",
+    command: [process.execPath, HOSTILE],
+    ...(sandbox === undefined ? {} : { sandbox }),
+  });
+  broker = await startBroker({
+    registry: { predefined: false },
+    pinning: "off",
+    tree: [
+      { path: "/open", source: hostile(undefined) },
+      {
+        path: "/boxed",
+        source: hostile({
+          fs: { read: [], write: [granted] },
+          memory_mb: 128,
+          pids: 48,
+        }),
+      },
+    ],
+  });
+}, 60_000);
+afterAll(() => broker?.close());
+
+async function attempt(where: "open" | "boxed", args: Record<string, unknown>): Promise<string> {
+  const res = await broker.post("/meta_call", { path: `/${where}/attempt`, args });
+  if (res.status !== 200) return `failed ${res.body.error.kind}`;
+  return res.body.output.content[0].text as string;
+}
+
+describe(`a hostile stdio server in its sandbox ${why}`, () => {
+  it.runIf(why === "").each([
+    ["/etc/shadow", { what: "read", path: "/etc/shadow" }],
+    ["the broker's config", { what: "read", path: "" }],
+    ["the home folder", { what: "list", path: homedir() }],
+    ["the broker's environment", { what: "read", path: `/proc/${process.pid}/environ` }],
+  ])("may not read %s", async (_what, args) => {
+    const asked = args.path === "" ? { ...args, path: broker.configFile } : args;
+    expect(await attempt("open", asked)).toMatch(/^ok/);
+    expect(await attempt("boxed", asked)).toMatch(/^refused (ENOENT|EACCES)/);
+  });
+
+  it.runIf(why === "")("writes only where its grant says", async () => {
+    const file = join(outside, "planted.txt");
+    expect(await attempt("boxed", { what: "write", path: file })).toMatch(
+      /^refused (ENOENT|EROFS)/,
+    );
+    expect(await attempt("open", { what: "write", path: file })).toBe("ok written");
+    const inside = join(granted, "note.txt");
+    expect(await attempt("boxed", { what: "write", path: inside })).toBe("ok written");
+    expect(readFileSync(inside, "utf8")).toBe("written by the hostile server");
+  });
+
+  it.runIf(why === "")("sees only its own processes", async () => {
+    const open = JSON.parse((await attempt("open", { what: "processes" })).slice(3)) as number[];
+    const boxed = JSON.parse((await attempt("boxed", { what: "processes" })).slice(3)) as number[];
+    expect(open).toContain(process.pid);
+    expect(boxed).not.toContain(process.pid);
+    expect(boxed.length).toBeLessThan(5);
+  });
+
+  it.runIf(why === "" && hasRedis)("reaches no network, loopback included (Redis)", async () => {
+    const redis = { what: "connect", host: "127.0.0.1", port: 6379 };
+    expect(await attempt("open", redis)).toBe("ok connected");
+    expect(await attempt("boxed", redis)).toMatch(/^refused (ECONNREFUSED|ENETUNREACH)/);
+  });
+
+  it.runIf(why === "")("has only the environment its source grants", async () => {
+    expect(await attempt("boxed", { what: "env", name: "BROKER_ONLY_SECRET" })).toBe(
+      "refused unset",
+    );
+    // Unsandboxed, the broker passes a few safe variables (SHELL among them); sandboxed, not those either.
+    expect(await attempt("open", { what: "env", name: "PATH" })).toMatch(/^ok/);
+    expect(await attempt("boxed", { what: "env", name: "HOME" })).toBe("ok /tmp");
+    expect(await attempt("boxed", { what: "env", name: "USER" })).toBe("refused unset");
+  });
+
+  it.runIf(why === "")("cannot start processes without end: the pids limit holds", async () => {
+    expect(await attempt("open", { what: "processes_started", count: 100 })).toBe("ok started 100");
+    const boxed = await attempt("boxed", { what: "processes_started", count: 100 });
+    expect(boxed).toMatch(/^refused EAGAIN after \d+$/);
+    expect(Number(boxed.split(" ").at(-1))).toBeLessThan(48);
+    // It still serves.
+    expect(await attempt("boxed", { what: "env", name: "HOME" })).toBe("ok /tmp");
+  });
+
+  it.runIf(why === "")(
+    "is ended at its memory limit and restarted, saying why, while the others serve on",
+    async () => {
+      expect(await attempt("open", { what: "allocate", mb: 256 })).toBe("ok 256 MB");
+      const before = broker.broker.health().sources["/boxed"]!.restarts;
+      expect(await attempt("boxed", { what: "allocate", mb: 256 })).toMatch(/^failed unavailable/);
+      await expect
+        .poll(() => broker.broker.health().sources["/boxed"]!.restarts, { timeout: 20_000 })
+        .toBeGreaterThan(before);
+      await expect
+        .poll(() => broker.broker.health().sources["/boxed"]!.up, { timeout: 20_000 })
+        .toBe(true);
+      expect(broker.broker.health().sources["/boxed"]!.lastDown).toContain(
+        "its sandbox ended it: it used its whole memory (sandbox.memory_mb, 128 MB)",
+      );
+      expect(await attempt("open", { what: "env", name: "PATH" })).toMatch(/^ok/);
+      expect(await attempt("boxed", { what: "env", name: "HOME" })).toBe("ok /tmp");
+    },
+    30_000,
+  );
+});
+
+mkdirSync(granted, { recursive: true });
