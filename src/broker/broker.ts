@@ -25,7 +25,10 @@ import { SourceView } from "./source-view.js";
 import { searchableTools } from "../tool-search/tool-documents.js";
 import { treeOfSources } from "./tree-of-sources.js";
 import { describeEntry, foundTool, listChildren } from "./views.js";
+import type { SourceSandbox } from "../config/sandbox-schema.js";
+import { sandboxPlanOf } from "../isolation/sandbox/sandbox-plan.js";
 import type {
+  SandboxDescription,
   CallOutput,
   EntryDescription,
   EntrySummary,
@@ -233,10 +236,30 @@ export class Broker {
       const change = this.parts.pins.current().get(entry.path);
       return change ? { ...description, pinning: pinningNote(change) } : description;
     }
+    const sandbox = description.source && this.sandboxOf(description.source.name);
     return {
       ...description,
+      ...(sandbox && { source: { ...description.source!, sandbox } }),
       children: description.children.filter((c) => reaches(principal, "tree", c.path)),
     };
+  }
+
+  /** What the sandbox of the source mounted at `id` grants, where it runs in one. */
+  private sandboxOf(id: string): SandboxDescription | undefined {
+    const source = this.skeleton.mounts.find((m) => m.id === id)?.source as
+      { sandbox?: SourceSandbox } | undefined;
+    const plan = sandboxPlanOf(source?.sandbox);
+    return (
+      plan && {
+        read: plan.read,
+        write: plan.write,
+        network: plan.network,
+        memory_mb: plan.memoryMb,
+        pids: plan.pids,
+        open_files: plan.openFiles,
+        ...(plan.cpuS !== undefined && { cpu_s: plan.cpuS }),
+      }
+    );
   }
 
   /** `meta_desc` as asked: the description, or declarations of the tools under the path. */

@@ -49,6 +49,7 @@ export function describeEntry(
       attempts: s.attempts,
     };
     if (s.lastError !== undefined) out.source.error = s.lastError;
+    if (s.lastDown !== undefined) out.source.last_down = s.lastDown;
   }
   return out;
 }

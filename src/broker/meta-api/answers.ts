@@ -33,8 +33,23 @@ export interface NodeDescription {
     restarts: number;
     attempts: number;
     error?: string;
+    /** When and why it last went down while it was up (a crash, a sandbox's limit). */
+    last_down?: string;
+    /** What its sandbox lets it see and use, where it runs in one. */
+    sandbox?: SandboxDescription;
   };
   children: EntrySummary[];
+}
+
+/** A source's sandbox as `meta_desc` shows it. */
+export interface SandboxDescription {
+  read: readonly string[];
+  write: readonly string[];
+  network: "none" | "all";
+  memory_mb: number;
+  pids: number;
+  open_files: number;
+  cpu_s?: number;
 }
 
 export interface ToolDescription {

@@ -63,9 +63,25 @@ export class CgroupLimits {
    * they start from then on are under them too.
    */
   enter(pid: number): void {
-    for (const member of withDescendants(pid)) {
-      writeFileSync(join(this.dirs.memory, "cgroup.procs"), String(member));
-      if (!this.v2) writeFileSync(join(this.dirs.pids, "cgroup.procs"), String(member));
+    // The process first: what it starts from then on is born inside. Then what it started
+    // before, walked again until a walk finds none left outside (a child may fork meanwhile).
+    const moved = new Set<number>();
+    for (let outside = [pid]; outside.length > 0; ) {
+      for (const member of outside) {
+        this.move(member);
+        moved.add(member);
+      }
+      outside = withDescendants(pid).filter((p) => !moved.has(p));
+    }
+  }
+
+  private move(pid: number): void {
+    try {
+      writeFileSync(join(this.dirs.memory, "cgroup.procs"), String(pid));
+      if (!this.v2) writeFileSync(join(this.dirs.pids, "cgroup.procs"), String(pid));
+    } catch (err) {
+      // A process that ended meanwhile has nothing left to limit.
+      if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
     }
   }
 
