@@ -66,7 +66,7 @@ export class CgroupLimits {
     // The process first: what it starts from then on is born inside. Then what it started
     // before, walked again until a walk finds none left outside (a child may fork meanwhile).
     const moved = new Set<number>();
-    for (let outside = [pid]; outside.length > 0; ) {
+    for (let outside = [pid]; outside.length > 0;) {
       for (const member of outside) {
         this.move(member);
         moved.add(member);
