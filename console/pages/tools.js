@@ -202,6 +202,7 @@ async function showNode(detail, path, health, signal) {
       detail,
       h("h2", { id: "detail-heading" }, node.path, " ", health.badge(node.path)),
       node.summary ? h("p", {}, node.summary) : null,
+      sourceFacts(node.source),
       h(
         "ul",
         { class: "children" },
@@ -219,6 +220,30 @@ async function showNode(detail, path, health, signal) {
     return;
   }
   showTool(detail, node, health, signal);
+}
+
+/** What a node's source says of itself: when it last went down, and its sandbox. */
+function sourceFacts(source) {
+  if (!source || (!source.sandbox && !source.last_down)) return null;
+  const box = source.sandbox;
+  const list = (paths) => (paths.length === 0 ? "nothing" : paths.join(", "));
+  return h(
+    "dl",
+    { class: "source-facts" },
+    box
+      ? [
+          h("dt", {}, "Sandbox"),
+          h(
+            "dd",
+            {},
+            `reads ${list(box.read)}; writes ${list(box.write)}; network ${box.network}; ` +
+              `${box.memory_mb} MB, ${box.pids} processes, ${box.open_files} open files` +
+              (box.cpu_s ? `, ${box.cpu_s} CPU s` : ""),
+          ),
+        ]
+      : null,
+    source.last_down ? [h("dt", {}, "Last down"), h("dd", {}, source.last_down)] : null,
+  );
 }
 
 function showTool(detail, tool, health, signal) {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
 import { chromiumPath, expectAccessible, launch, screenshot } from "./browser.js";
+import { debianTool } from "../helpers/debian-tool.js";
 
 /**
  * The console in Debian's Chromium, driven by role and name as a person
@@ -21,6 +22,7 @@ const opsNeeds = join(mkdtempSync(join(tmpdir(), "console-ops-")), "ready");
 let broker: TestBroker;
 let browser: Browser;
 
+const bwrap = debianTool("bwrap", "bubblewrap");
 const why = chromiumPath
   ? ""
   : "skipped: Chromium is not installed (apt-get install -y chromium; CI installs it)";
@@ -47,6 +49,20 @@ beforeAll(async () => {
           },
         },
       },
+      ...(bwrap
+        ? [
+            {
+              path: "/boxed",
+              summary: "A server in its sandbox",
+              source: {
+                backend: "stdio",
+                command: fixtureCommand(),
+                tool_filter: ["pid"],
+                sandbox: { memory_mb: 200 },
+              },
+            },
+          ]
+        : []),
       {
         path: "/notes",
         summary: "Notes, one of them poisoned",
@@ -343,6 +359,20 @@ describe("the web console", () => {
         bearer(admin),
       );
       expect(called.body.output.content[0].text).toBe("notes about t");
+      await page.close();
+    },
+  );
+
+  it.runIf(why === "" && bwrap !== undefined)(
+    "shows what a sandboxed source may see and use on its node's page",
+    async () => {
+      const page = await signedIn(admin, "#/tools/boxed");
+      const facts = page.locator("dl.source-facts");
+      await facts.getByText("Sandbox").waitFor();
+      await expect(facts.locator("dd").first().textContent()).resolves.toBe(
+        "reads nothing; writes nothing; network none; 200 MB, 256 processes, 1024 open files",
+      );
+      await expectAccessible(page);
       await page.close();
     },
   );

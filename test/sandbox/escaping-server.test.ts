@@ -8,12 +8,12 @@ import { debianTool } from "../helpers/debian-tool.js";
 import { redisAvailable } from "../helpers/services.js";
 
 /**
- * A hostile stdio MCP server, run sandboxed and unsandboxed side by side:
+ * A stdio MCP server that tries to escape, run sandboxed and unsandboxed side by side:
  * each attempt that works unsandboxed (so the test proves the sandbox, not
  * the server) is refused or contained sandboxed, and the broker and its
  * other sources keep serving.
  */
-const HOSTILE = fileURLToPath(new URL("../fixtures/hostile-server.mjs", import.meta.url));
+const ESCAPING = fileURLToPath(new URL("../fixtures/escaping-server.mjs", import.meta.url));
 const bwrap = debianTool("bwrap", "bubblewrap");
 const why = bwrap
   ? ""
@@ -29,7 +29,7 @@ beforeAll(async () => {
   process.env.BROKER_ONLY_SECRET = "hunter2";
   const hostile = (sandbox: unknown) => ({
     backend: "stdio",
-    command: [process.execPath, HOSTILE],
+    command: [process.execPath, ESCAPING],
     ...(sandbox === undefined ? {} : { sandbox }),
   });
   broker = await startBroker({
