@@ -5,6 +5,7 @@ import type { Logger } from "../contract/log.js";
 import { isJsonObject, parseJson } from "../contract/json-text.js";
 import type { StateStore } from "../state/store.js";
 import { leafPathOf } from "../tree/build-tree.js";
+import { ToolFilter } from "../tree/tool-filter.js";
 import type { Mount } from "../tree/skeleton.js";
 import {
   changedFields,
@@ -114,7 +115,9 @@ export class PinBook {
     const offered = new Map<string, ToolDefinition>();
     const findings = new Map<string, Finding[]>();
     for (const mount of mounts) {
-      const tools = lists.get(mount.id) ?? [];
+      // A tool the config filters out is never mounted: what it says is nobody's concern.
+      const filter = new ToolFilter(mount.source.tool_filter);
+      const tools = (lists.get(mount.id) ?? []).filter((t) => filter.allows(t.name));
       if (tools.length === 0) continue;
       const sourceKey = `pin-source:${JSON.stringify(mount.id)}`;
       const pinnedBefore =
@@ -138,7 +141,7 @@ export class PinBook {
       if (held.size > 0)
         kept.set(
           mount.id,
-          tools.filter((t) => !held.has(t.name)),
+          (lists.get(mount.id) ?? []).filter((t) => !held.has(t.name)),
         );
     }
     this.changes = changes;

@@ -208,6 +208,17 @@ describe("pinned tool definitions", () => {
     expect(after.stdout).toContain("/notes/export_notes: new");
   });
 
+  it("leaves out what the config's tool_filter leaves out", async () => {
+    const config = configOf("enforce", freshStore());
+    config.tree[0]!.source = {
+      ...config.tree[0]!.source,
+      tool_filter: ["*", "!export_*"],
+    } as never;
+    const { broker } = await start(config);
+    await signalBackend(broker);
+    expect((await pins(broker)).changes.map((c: any) => c.path)).toEqual(["/notes/read_notes"]);
+  });
+
   it("off: nothing is compared, nothing held", async () => {
     const { broker } = await start(configOf("off", freshStore(), { POISONED: "1" }));
     await signalBackend(broker);
