@@ -13,10 +13,10 @@ export const SandboxSettingsSchema = z.strictObject({
     })
     .optional(),
   network: z
-    .enum(["none", "all"])
+    .union([z.enum(["none", "all"]), z.array(z.string().min(1)).min(1)])
     .optional()
     .describe(
-      '"none" (default): no network at all, loopback included; "all": the host\'s network.',
+      '"none" (default): no network at all, loopback included; "all": the host\'s network; or a list of hosts, globs and CIDRs it may reach, through the broker\'s proxy (HTTP(S)_PROXY).',
     ),
   memory_mb: z
     .int()

@@ -45,7 +45,7 @@ export interface NodeDescription {
 export interface SandboxDescription {
   read: readonly string[];
   write: readonly string[];
-  network: "none" | "all";
+  network: "none" | "all" | readonly string[];
   memory_mb: number;
   pids: number;
   open_files: number;

@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { BrokerError } from "../../contract/errors.js";
 import { programPath, programViews } from "./program-path.js";
 import type { SandboxPlan } from "./sandbox-plan.js";
@@ -51,6 +52,8 @@ export function bwrapCommand(
   plan: SandboxPlan,
   run: { command: string; args: readonly string[]; env: Record<string, string>; cwd: string },
   blockFd?: number,
+  /** With a network allowlist: the folder of the broker's egress proxy's socket. */
+  egress?: { folder: string; socket: string },
 ): SandboxedCommand {
   const program = programPath(run.command, run.env.PATH ?? "", run.cwd);
   if (!program) {
@@ -64,8 +67,10 @@ export function bwrapCommand(
     .filter((file) => /\.(c|m)?js$|\.ts$|\.py$/.test(file) && existsSync(file))
     .map((file) => realpathSync(file));
   const interpreter = realpathSync(process.execPath);
+  const relay = egress && egressRelay();
   const read = unique([
     ...[program, ...scripts, interpreter].flatMap(programViews),
+    ...(relay ? [relay] : []),
     ...plan.read.map((path) => granted(path)),
   ]);
   const write = unique(plan.write.map((path) => granted(path, true)));
@@ -82,9 +87,14 @@ export function bwrapCommand(
   args.push("--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev");
   for (const path of read) args.push("--ro-bind", path, path);
   for (const path of write) args.push("--bind", path, path);
+  if (egress) args.push("--dir", "/run", "--bind", egress.folder, EGRESS_FOLDER);
   args.push("--dir", run.cwd, "--chdir", run.cwd);
   if (blockFd !== undefined) args.push("--block-fd", String(blockFd));
-  args.push("--", program, ...run.args);
+  // With an allowlist, the relay runs the program: it is the sandbox's way to the proxy.
+  if (relay) {
+    const socket = `${EGRESS_FOLDER}/${egress!.socket}`;
+    args.push("--", interpreter, relay, socket, String(RELAY_PORT), "--", program, ...run.args);
+  } else args.push("--", program, ...run.args);
   const seen = [...SYSTEM, ...read, ...write];
   const path = (run.env.PATH ?? "")
     .split(":")
@@ -98,8 +108,36 @@ export function bwrapCommand(
       PATH: path || "/usr/local/bin:/usr/bin:/bin",
       HOME: "/tmp",
       LANG: run.env.LANG ?? process.env.LANG ?? "C.UTF-8",
+      ...(relay && proxyEnv(`http://127.0.0.1:${RELAY_PORT}`)),
     },
     view: { read, write },
+  };
+}
+
+/** Where the proxy's folder is in the sandbox, and the port its relay listens on there. */
+const EGRESS_FOLDER = "/run/egress";
+const RELAY_PORT = 3128;
+
+/** The relay's file beside this one: compiled (.js) where the package is built, else its source. */
+function egressRelay(): string {
+  const file = [".js", ".ts"]
+    .map((ext) => fileURLToPath(new URL(`./egress-relay${ext}`, import.meta.url)))
+    .find((path) => existsSync(path));
+  if (!file)
+    throw new BrokerError("internal", "the sandbox's egress relay is missing from the package");
+  return realpathSync(file);
+}
+
+/** The variables clients read their proxy from, both spellings, and Node's switch to obey them. */
+function proxyEnv(url: string): Record<string, string> {
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    NO_PROXY: "",
+    no_proxy: "",
+    NODE_USE_ENV_PROXY: "1",
   };
 }
 

@@ -4,7 +4,8 @@ import type { SandboxSettings, SourceSandbox } from "../../config/sandbox-schema
 export interface SandboxPlan {
   readonly read: readonly string[];
   readonly write: readonly string[];
-  readonly network: "none" | "all";
+  /** Nothing, everything, or the hosts it may reach through the broker's egress proxy. */
+  readonly network: "none" | "all" | readonly string[];
   readonly memoryMb: number;
   readonly pids: number;
   readonly cpuS: number | undefined;

@@ -35,6 +35,8 @@ export function sandboxedSpawn(
   plan: SandboxPlan,
   run: { command: string; args: readonly string[]; env: Record<string, string>; cwd: string },
   holdFd: number,
+  /** With a network allowlist: where the broker's egress proxy listens. */
+  egress?: { folder: string; socket: string },
 ): SandboxedSpawn {
   const hostPath = process.env.PATH ?? "/usr/bin:/bin";
   const tools = Object.fromEntries(
@@ -49,7 +51,7 @@ export function sandboxedSpawn(
       return [name, found];
     }),
   ) as Record<keyof typeof NEEDED, string>;
-  const inner = bwrapCommand(tools.bwrap, plan, run, holdFd);
+  const inner = bwrapCommand(tools.bwrap, plan, run, holdFd, egress);
   const limits = CgroupLimits.open(source, plan);
   let verdict: string | undefined;
   let released = false;

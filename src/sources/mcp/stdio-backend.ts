@@ -6,6 +6,7 @@ import { commandArgv } from "./command-line.js";
 import { HOLD_FD, ProcessGroupStdio } from "./process-group-stdio.js";
 import { sandboxPlanOf } from "../../isolation/sandbox/sandbox-plan.js";
 import { sandboxedSpawn } from "../../isolation/sandbox/sandboxed-spawn.js";
+import { EGRESS_SOCKET, EgressProxy } from "../../net/egress-proxy.js";
 
 const STDERR_LINES_KEPT = 20;
 /**
@@ -31,18 +32,24 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
   return () => {
     const env = { ...getDefaultEnvironment(), ...config.env };
     // A sandboxed program gets only PATH, HOME, LANG and its own env: not USER, SHELL or TERM.
+    // A network allowlist is the broker's egress proxy, one per start of the program.
+    const egress =
+      plan && Array.isArray(plan.network) ? new EgressProxy(name, plan.network, log) : undefined;
     const sandbox =
       plan &&
-      sandboxedSpawn(
-        name,
-        plan,
-        {
-          command,
-          args,
-          env: { PATH: env.PATH ?? "", ...config.env },
-          cwd: config.cwd ?? process.cwd(),
-        },
-        HOLD_FD,
+      closingOnThrow(egress, () =>
+        sandboxedSpawn(
+          name,
+          plan,
+          {
+            command,
+            args,
+            env: { PATH: env.PATH ?? "", ...config.env },
+            cwd: config.cwd ?? process.cwd(),
+          },
+          HOLD_FD,
+          egress && { folder: egress.folder, socket: EGRESS_SOCKET },
+        ),
       );
     const transport = new ProcessGroupStdio({
       command: sandbox?.command ?? command,
@@ -51,8 +58,14 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
       cwd: config.cwd,
       maxBufferSize: MAX_STDIO_MESSAGE_BYTES,
       ...(sandbox && {
-        hold: (pid: number) => sandbox.enter(pid),
-        ended: () => sandbox.release(),
+        hold: async (pid: number) => {
+          await egress?.ready;
+          sandbox.enter(pid);
+        },
+        ended: () => {
+          sandbox.release();
+          void egress?.close();
+        },
       }),
     });
     transport.stderr.on("data", (chunk: Buffer) => {
@@ -74,4 +87,14 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
       ...(sandbox && { whyEnded: () => sandbox.whyEnded() }),
     };
   };
+}
+
+/** `make()`, closing `egress` when it throws: a source that cannot start leaves no proxy behind. */
+function closingOnThrow<T>(egress: EgressProxy | undefined, make: () => T): T {
+  try {
+    return make();
+  } catch (err) {
+    void egress?.close();
+    throw err;
+  }
 }
