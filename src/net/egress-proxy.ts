@@ -47,6 +47,8 @@ export class EgressProxy {
       this.server.once("error", reject);
       this.server.listen(join(this.folder, EGRESS_SOCKET), () => resolve());
     });
+    // Awaited by the program's start; a start that never came leaves no unhandled rejection.
+    this.ready.catch(() => undefined);
   }
 
   async close(): Promise<void> {
