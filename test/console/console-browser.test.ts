@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand, startBroker, type TestBroker } from "../helpers/broker.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
 import { chromiumPath, expectAccessible, launch, screenshot } from "./browser.js";
-import { debianTool } from "../helpers/debian-tool.js";
+import { bubblewrap } from "../helpers/bubblewrap.js";
 
 /**
  * The console in Debian's Chromium, driven by role and name as a person
@@ -22,7 +22,7 @@ const opsNeeds = join(mkdtempSync(join(tmpdir(), "console-ops-")), "ready");
 let broker: TestBroker;
 let browser: Browser;
 
-const bwrap = debianTool("bwrap", "bubblewrap");
+const { bwrap } = bubblewrap();
 const why = chromiumPath
   ? ""
   : "skipped: Chromium is not installed (apt-get install -y chromium; CI installs it)";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
-import { debianTool } from "../helpers/debian-tool.js";
+import { bubblewrap } from "../helpers/bubblewrap.js";
 import { redisAvailable } from "../helpers/services.js";
 
 /**
@@ -14,10 +14,7 @@ import { redisAvailable } from "../helpers/services.js";
  * other sources keep serving.
  */
 const ESCAPING = fileURLToPath(new URL("../fixtures/escaping-server.mjs", import.meta.url));
-const bwrap = debianTool("bwrap", "bubblewrap");
-const why = bwrap
-  ? ""
-  : "skipped: bubblewrap is not installed (apt-get install -y bubblewrap; CI installs it)";
+const { why } = bubblewrap();
 const hasRedis = await redisAvailable();
 
 const granted = mkdtempSync(join(tmpdir(), "sandbox-grant-"));

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capturingLogger, startBroker, type TestBroker } from "../helpers/broker.js";
-import { debianTool } from "../helpers/debian-tool.js";
+import { bubblewrap } from "../helpers/bubblewrap.js";
 import { redisAvailable } from "../helpers/services.js";
 
 /**
@@ -13,10 +13,7 @@ import { redisAvailable } from "../helpers/services.js";
  * source's name.
  */
 const ESCAPING = fileURLToPath(new URL("../fixtures/escaping-server.mjs", import.meta.url));
-const bwrap = debianTool("bwrap", "bubblewrap");
-const why = bwrap
-  ? ""
-  : "skipped: bubblewrap is not installed (apt-get install -y bubblewrap; CI installs it)";
+const { why } = bubblewrap();
 const hasRedis = await redisAvailable();
 
 const servers: Server[] = [];

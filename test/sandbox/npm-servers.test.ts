@@ -4,13 +4,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { everythingCommand, startBroker, type TestBroker } from "../helpers/broker.js";
-import { debianTool } from "../helpers/debian-tool.js";
+import { bubblewrap } from "../helpers/bubblewrap.js";
 
 /** The real npm servers the suite uses, each in its sandbox, doing their ordinary work. */
-const bwrap = debianTool("bwrap", "bubblewrap");
-const why = bwrap
-  ? ""
-  : "skipped: bubblewrap is not installed (apt-get install -y bubblewrap; CI installs it)";
+const { why } = bubblewrap();
 const serverOf = (pkg: string) =>
   fileURLToPath(
     new URL(`../../node_modules/@modelcontextprotocol/${pkg}/dist/index.js`, import.meta.url),
