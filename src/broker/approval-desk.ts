@@ -4,16 +4,13 @@ import { allows } from "../auth/scopes.js";
 import { digestOf } from "../contract/digest.js";
 import { BrokerError } from "../contract/errors.js";
 import type { CallerContext, Principal } from "../contract/router.js";
-import type { ApprovalGate } from "../policy/approval/index.js";
+import type { ApprovalBinding, ApprovalGate } from "../policy/approval/index.js";
 import type { ToolCall } from "../policy/link.js";
 import type { ApprovalRule, ApprovalRules } from "../tasks/approval-rules.js";
 import { TERMINAL, viewOf, type TaskRecord, type TaskView } from "../tasks/task.js";
-import type { CallOutput } from "./meta-api/answers.js";
 import type { TaskDesk } from "./task-desk.js";
 
 export interface ApprovalDeskOptions {
-  /** A tool call as `meta_call` makes it, through the whole policy chain. */
-  readonly call: (path: string, args: unknown, caller: CallerContext) => Promise<CallOutput>;
   /** SHA-256 of the config parts that decide a call of the tool at `path` (throws where there is none). */
   readonly policyOf: (path: string) => string;
 }
@@ -39,8 +36,9 @@ export class ApprovalDesk implements ApprovalGate {
   }
 
   /** What an approval of the call is bound to. */
-  binding(call: ToolCall): string {
-    return bindingOf(call.ctx.principal.id, call.path, call.args, this.options.policyOf(call.path));
+  binding(call: ToolCall): ApprovalBinding {
+    const policy = this.options.policyOf(call.path);
+    return { key: bindingOf(call.ctx.principal.id, call.path, call.args, policy), policy };
   }
 
   /**
@@ -48,10 +46,14 @@ export class ApprovalDesk implements ApprovalGate {
    * it (same binding) parked; waits up to `approvals.wait_s` for the
    * decision; the result of the approved run, or `pending` naming the task.
    */
-  async park(call: ToolCall, rule: ApprovalRule, binding: string): Promise<CallToolResult> {
+  async park(
+    call: ToolCall,
+    rule: ApprovalRule,
+    binding: ApprovalBinding,
+  ): Promise<CallToolResult> {
     const { book } = this.tasks;
     const { ctx } = call;
-    const earlier = ctx.asTask === undefined ? await book.boundTask(binding) : undefined;
+    const earlier = ctx.asTask === undefined ? await book.boundTask(binding.key) : undefined;
     let task = earlier === undefined ? undefined : await book.read(earlier);
     if (task !== undefined && task.delivered_at !== undefined) task = undefined;
     if (task === undefined) {
@@ -66,14 +68,14 @@ export class ApprovalDesk implements ApprovalGate {
         status_message: `waits for a person with the approve scope on ${call.path} to approve or deny it`,
         approval: {
           rule: rule.rule,
-          binding,
-          policy_sha256: this.options.policyOf(call.path),
+          binding: binding.key,
+          policy_sha256: binding.policy,
           expires_at: new Date(Date.now() + rule.ttlMs).toISOString(),
           approver: "scope",
         },
       };
       await book.create(task);
-      await book.bind(binding, task);
+      await book.bind(binding.key, task);
       this.tasks.record(task, ctx.principal, "proposed");
     }
     if (ctx.asTask !== undefined) throw pending(task, "");
@@ -120,15 +122,9 @@ export class ApprovalDesk implements ApprovalGate {
     // A loser's lease is left to lapse: the winner may be this very instance, holding the same one.
     if (!claimed?.changed) throw alreadyDecided(claimed?.task ?? task);
     this.tasks.record(claimed.task, approver, "approved");
-    const ran = this.tasks.runClaimed(claimed.task, (signal, redacted) =>
-      this.options.call(task.path, task.args, {
-        signal,
-        principal: task.caller,
-        approved: binding,
-        redacted,
-      }),
-    );
-    void ran.then(() => this.tasks.record(claimed.task, task.caller, "executed"));
+    void this.tasks
+      .runApproved(claimed.task, binding)
+      .then(() => this.tasks.record(claimed.task, task.caller, "executed"));
     return claimed.task;
   }
 

@@ -129,10 +129,7 @@ export class Broker {
       call: (path, args, caller) => this.call(path, args, caller),
       settings: () => this.taskSettings,
     });
-    this.approvals = new ApprovalDesk(this.tasks, {
-      call: (path, args, caller) => this.call(path, args, caller),
-      policyOf: (path) => this.policyDigest(path),
-    });
+    this.approvals = new ApprovalDesk(this.tasks, { policyOf: (path) => this.policyDigest(path) });
     this.policy = policyFor(config, parts, log, this.approvals);
     this.registry = new RegistryDesk(parts.toolRegistry, {
       mount: () => this.config.registry?.mount ?? DEFAULT_REGISTRY_MOUNT,

@@ -40,11 +40,10 @@ export interface TaskSettings {
  * for it, and cancels it through the store's bus.
  */
 export class TaskDesk {
-  /** The calls this instance runs, by task id: to cancel and to keep leased. */
-  private readonly running = new Map<string, AbortController>();
+  /** The calls this instance runs, by task id, with whose they are: to cancel and keep leased. */
+  private readonly running = new Map<string, { controller: AbortController; owner: string }>();
   /** How many of them each caller started, to bound what one token can keep running. */
   private readonly perCaller = new Map<string, number>();
-  private readonly owners = new Map<string, string>();
   private readonly waits: TaskWaits;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly unsubscribe: (() => void) | undefined;
@@ -57,7 +56,7 @@ export class TaskDesk {
     }, HEARTBEAT_MS);
     this.heartbeat.unref();
     this.unsubscribe = options.bus?.subscribe(CANCEL_CHANNEL, (id) =>
-      this.running.get(id)?.abort(cancelled()),
+      this.running.get(id)?.controller.abort(cancelled()),
     );
   }
 
@@ -67,10 +66,6 @@ export class TaskDesk {
 
   get book(): TaskBook {
     return this.options.book;
-  }
-
-  get answerWithinMs(): number {
-    return this.options.settings().answerWithinMs;
   }
 
   /**
@@ -178,7 +173,7 @@ export class TaskDesk {
     if (done.changed) {
       this.record(done.task, principal, "cancelled");
       // Its place is free at once: what is left of it is the backend's cancellation.
-      this.running.get(id)?.abort(cancelled());
+      this.running.get(id)?.controller.abort(cancelled());
       this.untrack(id);
       await this.options.bus?.publish(CANCEL_CHANNEL, id);
       this.waits.changed(id);
@@ -188,17 +183,21 @@ export class TaskDesk {
 
   /**
    * Runs an approved call here as its task (already claimed `working` by
-   * this instance), and stores how it ended; resolves when it is stored.
+   * this instance), as its caller, carrying the approval's binding; stores
+   * how it ended, and resolves when that is stored.
    */
-  runClaimed(
-    task: TaskRecord,
-    run: (signal: AbortSignal, redacted: () => void) => Promise<CallOutput>,
-  ): Promise<void> {
+  runApproved(task: TaskRecord, binding: string): Promise<void> {
     const controller = new AbortController();
     this.track(task.id, controller, task.caller.id);
     this.waits.changed(task.id);
     const redaction = redactionSeen({});
-    return this.finish(task.id, run(controller.signal, redaction.seen), redaction.happened);
+    const run = this.options.call(task.path, task.args, {
+      signal: controller.signal,
+      principal: task.caller,
+      approved: binding,
+      redacted: redaction.seen,
+    });
+    return this.finish(task.id, run, redaction.happened);
   }
 
   /** Says a task changed, here and to the other instances, waking whoever waits for it. */
@@ -215,7 +214,7 @@ export class TaskDesk {
     clearInterval(this.heartbeat);
     this.unsubscribe?.();
     this.waits.close();
-    for (const controller of this.running.values()) controller.abort(cancelled());
+    for (const { controller } of this.running.values()) controller.abort(cancelled());
   }
 
   /** Stores how a task's call ended, unless it was cancelled or is no longer this instance's. */
@@ -263,15 +262,14 @@ export class TaskDesk {
   }
 
   private track(id: string, controller: AbortController, owner: string): void {
-    this.running.set(id, controller);
-    this.owners.set(id, owner);
+    this.running.set(id, { controller, owner });
     this.perCaller.set(owner, (this.perCaller.get(owner) ?? 0) + 1);
   }
 
   private untrack(id: string): void {
-    const owner = this.owners.get(id);
-    if (!this.running.delete(id) || owner === undefined) return;
-    this.owners.delete(id);
+    const owner = this.running.get(id)?.owner;
+    if (owner === undefined) return;
+    this.running.delete(id);
     const left = (this.perCaller.get(owner) ?? 1) - 1;
     if (left > 0) this.perCaller.set(owner, left);
     else this.perCaller.delete(owner);

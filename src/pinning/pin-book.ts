@@ -127,13 +127,12 @@ export class PinBook {
       const checked = await Promise.all(
         tools.map((tool) => this.check(mount, tool, pinnedBefore, findings)),
       );
-      tools.forEach((tool, i) => {
-        const change = checked[i];
-        if (!change) return;
-        changes.set(change.path, change);
-        offered.set(change.path, definitionOf(tool));
-        if (change.held) held.add(tool.name);
-      });
+      for (const found of checked) {
+        if (!found) continue;
+        changes.set(found.change.path, found.change);
+        offered.set(found.change.path, found.definition);
+        if (found.change.held) held.add(found.change.tool);
+      }
       if (!pinnedBefore) {
         await this.store.set(sourceKey, new Date().toISOString(), PIN_TTL_MS);
         this.pinnedSources.add(mount.id);
@@ -189,7 +188,7 @@ export class PinBook {
     tool: Tool,
     pinnedBefore: boolean,
     findingsNow: Map<string, Finding[]>,
-  ): Promise<DefinitionChange | undefined> {
+  ): Promise<{ change: DefinitionChange; definition: ToolDefinition } | undefined> {
     const definition = definitionOf(tool);
     const sha256 = fingerprintOf(definition);
     const key = pinKey(mount.id, tool.name);
@@ -231,7 +230,7 @@ export class PinBook {
       findings,
     };
     this.tell(change);
-    return change;
+    return { change, definition };
   }
 
   /** Logs a change once per definition offered. */

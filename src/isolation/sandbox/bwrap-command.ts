@@ -31,8 +31,6 @@ export interface SandboxedCommand {
   readonly command: string;
   readonly args: string[];
   readonly env: Record<string, string>;
-  /** The folders and files the program sees besides the system's, read-only and writable. */
-  readonly view: { readonly read: readonly string[]; readonly write: readonly string[] };
 }
 
 /**
@@ -110,7 +108,6 @@ export function bwrapCommand(
       LANG: run.env.LANG ?? process.env.LANG ?? "C.UTF-8",
       ...(relay && proxyEnv(`http://127.0.0.1:${RELAY_PORT}`)),
     },
-    view: { read, write },
   };
 }
 

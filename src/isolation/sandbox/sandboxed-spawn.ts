@@ -9,8 +9,6 @@ export interface SandboxedSpawn {
   readonly command: string;
   readonly args: string[];
   readonly env: Record<string, string>;
-  /** What the program sees besides the system's files. */
-  readonly view: { readonly read: readonly string[]; readonly write: readonly string[] };
   /** Puts the started process under its cgroup limits (before it is released). */
   enter(pid: number): void;
   /** Which limit ended it, where one did (kept past `release`). */
@@ -65,7 +63,6 @@ export function sandboxedSpawn(
       ...inner.args,
     ],
     env: inner.env,
-    view: inner.view,
     enter: (pid) => limits.enter(pid),
     whyEnded: () => (released ? verdict : limits.whyEnded()),
     release: () => {

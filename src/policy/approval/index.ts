@@ -3,17 +3,24 @@ import type { ApprovalRule, ApprovalRules } from "../../tasks/approval-rules.js"
 import type { Link, ToolCall } from "../link.js";
 import { askCaller } from "./ask-caller.js";
 
-/** Where approvals are kept and decided: the broker's task desk. */
+/** What an approval is bound to: its key, over caller, path, arguments and the policy's digest. */
+export interface ApprovalBinding {
+  readonly key: string;
+  /** SHA-256 of the config parts that decide the call. */
+  readonly policy: string;
+}
+
+/** Where approvals are kept and decided: the broker's approval desk. */
 export interface ApprovalGate {
   readonly rules: ApprovalRules;
   /** What an approval of this call is bound to: caller, path, arguments and the policy in force. */
-  binding(call: ToolCall): string;
+  binding(call: ToolCall): ApprovalBinding;
   /**
    * Parks the call as a task awaiting approval (or finds the one a repeat of
    * it parked): the call's result once it was approved and run, or a
    * `pending` error naming the task when no decision came in time.
    */
-  park(call: ToolCall, rule: ApprovalRule, binding: string): Promise<CallToolResult>;
+  park(call: ToolCall, rule: ApprovalRule, binding: ApprovalBinding): Promise<CallToolResult>;
 }
 
 /**
@@ -39,7 +46,7 @@ export function approval(gate: ApprovalGate): Link {
       return next(request);
     }
     const binding = gate.binding(request);
-    if (request.ctx.approved === binding) return next(request);
+    if (request.ctx.approved === binding.key) return next(request);
     return gate.park(request, rule, binding);
   };
 }

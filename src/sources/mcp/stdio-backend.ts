@@ -31,7 +31,6 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
   const plan = sandboxPlanOf(config.sandbox);
   return () => {
     const env = { ...getDefaultEnvironment(), ...config.env };
-    // A sandboxed program gets only PATH, HOME, LANG and its own env: not USER, SHELL or TERM.
     // A network allowlist is the broker's egress proxy, one per start of the program.
     const egress =
       plan && Array.isArray(plan.network) ? new EgressProxy(name, plan.network, log) : undefined;
@@ -44,6 +43,7 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
           {
             command,
             args,
+            // Only PATH and its own env (the sandbox adds HOME and LANG): not USER, SHELL or TERM.
             env: { PATH: env.PATH ?? "", ...config.env },
             cwd: config.cwd ?? process.cwd(),
           },

@@ -57,7 +57,7 @@ export async function callTool(
   extra: RequestExtra,
 ): Promise<ServerResult> {
   if (!followsTasks(extra)) return toCallToolResult(await broker.call(path, args, ctx));
-  const started = await broker.tasks.start(path, args, ctx, broker.tasks.answerWithinMs);
+  const started = await broker.tasks.start(path, args, ctx, broker.tasks.settings.answerWithinMs);
   if ("output" in started) return toCallToolResult(started.output);
   const { task } = started;
   return {
