@@ -54,12 +54,21 @@ const startTask = (url: string, path: string, args: Record<string, unknown>) =>
 const TERMINAL = ["completed", "failed", "cancelled", "denied", "expired"];
 /**
  * Reads the task at `url` until `done` holds of it, or it is finished (its
- * state is then the test's to check): each read is an instance's answer.
+ * state is then the test's to check): each read is an instance's answer. A
+ * read whose kept-alive connection the balancer closes (it does so, rather
+ * than answer, when the instance behind that connection has just died) is
+ * read again, as is a 502 or 503 from it, as any client following a task
+ * would.
  */
 async function until(url: string, id: string, done: (task: any) => boolean): Promise<any> {
   for (;;) {
-    const { body } = await request(url, "GET", `/tasks/${id}`, alice);
-    if (body.task && (done(body.task) || TERMINAL.includes(body.task.status))) return body.task;
+    const task = await fetch(`${url}/tasks/${id}`, { headers: bearer(alice) }).then(
+      async (res) => (res.status >= 502 ? undefined : ((await res.json()) as { task?: any }).task),
+      (e: Error) => {
+        if ((e.cause as { code?: string } | undefined)?.code !== "UND_ERR_SOCKET") throw e;
+      },
+    );
+    if (task && (done(task) || TERMINAL.includes(task.status))) return task;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
