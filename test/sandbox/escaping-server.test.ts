@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
 import { bubblewrap } from "../helpers/bubblewrap.js";
+import { ESCAPING } from "../helpers/escaping.js";
 import { redisAvailable } from "../helpers/services.js";
 
 /**
@@ -13,7 +13,6 @@ import { redisAvailable } from "../helpers/services.js";
  * the server) is refused or contained sandboxed, and the broker and its
  * other sources keep serving.
  */
-const ESCAPING = fileURLToPath(new URL("../fixtures/escaping-server.mjs", import.meta.url));
 const { why } = bubblewrap();
 const hasRedis = await redisAvailable();
 
@@ -43,12 +42,16 @@ beforeAll(async () => {
           open_files: 64,
         }),
       },
+      { path: "/spinner", source: hostile({ cpu_s: 1 }) },
     ],
   });
 }, 60_000);
 afterAll(() => broker?.close());
 
-async function attempt(where: "open" | "boxed", args: Record<string, unknown>): Promise<string> {
+async function attempt(
+  where: "open" | "boxed" | "spinner",
+  args: Record<string, unknown>,
+): Promise<string> {
   const res = await broker.post("/meta_call", { path: `/${where}/attempt`, args });
   if (res.status !== 200) return `failed ${res.body.error.kind}`;
   return res.body.output.content[0].text as string;
@@ -134,6 +137,25 @@ describe(`a hostile stdio server in its sandbox ${why}`, () => {
       );
       expect(await attempt("open", { what: "env", name: "PATH" })).toMatch(/^ok/);
       expect(await attempt("boxed", { what: "env", name: "HOME" })).toBe("ok /tmp");
+    },
+    30_000,
+  );
+
+  it.runIf(why === "")(
+    "is ended at its CPU limit and restarted, saying why",
+    async () => {
+      const before = broker.broker.health().sources["/spinner"]!.restarts;
+      expect(await attempt("spinner", { what: "spin" })).toMatch(/^failed unavailable/);
+      await expect
+        .poll(() => broker.broker.health().sources["/spinner"]!.restarts, { timeout: 20_000 })
+        .toBeGreaterThan(before);
+      expect(broker.broker.health().sources["/spinner"]!.lastDown).toContain(
+        "its sandbox ended it: it used its CPU time (sandbox.cpu_s, 1 s)",
+      );
+      await expect
+        .poll(() => broker.broker.health().sources["/spinner"]!.up, { timeout: 20_000 })
+        .toBe(true);
+      expect(await attempt("spinner", { what: "env", name: "HOME" })).toBe("ok /tmp");
     },
     30_000,
   );

@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capturingLogger, startBroker, type TestBroker } from "../helpers/broker.js";
 import { bubblewrap } from "../helpers/bubblewrap.js";
+import { ESCAPING, escapingCommandTool } from "../helpers/escaping.js";
 import { redisAvailable } from "../helpers/services.js";
 
 /**
@@ -10,9 +10,9 @@ import { redisAvailable } from "../helpers/services.js";
  * the broker's egress proxy, and nothing else: a loopback HTTP server on
  * 127.0.0.2 (listed) answers; the same server on 127.0.0.1 (not listed) and
  * Redis are refused, and the refusal is in the broker's log with the
- * source's name.
+ * source's name. A command source's runs go through a proxy of its own the
+ * same way.
  */
-const ESCAPING = fileURLToPath(new URL("../fixtures/escaping-server.mjs", import.meta.url));
 const { why } = bubblewrap();
 const hasRedis = await redisAvailable();
 
@@ -45,6 +45,14 @@ beforeAll(async () => {
             sandbox: { network: ["127.0.0.2", "*.example.invalid"] },
           },
         },
+        {
+          path: "/commands",
+          source: {
+            backend: "command",
+            tools: [escapingCommandTool],
+            sandbox: { network: ["127.0.0.2"] },
+          },
+        },
       ],
     },
     { log: log.log },
@@ -72,6 +80,21 @@ describe(`a sandbox whose network is an allowlist ${why}`, () => {
       expect(refusal!.target).toMatch(/^127\.0\.0\.1:\d+$/);
     },
   );
+
+  it.runIf(why === "")("holds a command source's runs to its list the same way", async () => {
+    const command = async (path: string): Promise<string> =>
+      (
+        await broker.post("/meta_call", {
+          path: "/commands/attempt",
+          args: { what: "fetch", path },
+        })
+      ).body.output.structuredContent.answer;
+    expect(await command(allowed)).toBe("ok 200 hello from 127.0.0.2");
+    expect(await command(other)).toMatch(/^refused/);
+    expect(
+      log.lines().find((l) => l.msg === "sandbox refused a connection" && l.source === "/commands"),
+    ).toBeDefined();
+  });
 
   it.runIf(why === "" && hasRedis)("has no network of its own: Redis is out of reach", async () => {
     expect(await attempt({ what: "connect", host: "127.0.0.1", port: 6379 })).toMatch(

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { BrokerError } from "../../src/contract/errors.js";
 import { bwrapCommand } from "../../src/isolation/sandbox/bwrap-command.js";
 import { sandboxPlanOf } from "../../src/isolation/sandbox/sandbox-plan.js";
+import { ConfigSchema } from "../../src/sources/kinds.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
 
 /**
@@ -94,5 +95,47 @@ describe("the sandbox's grants", () => {
     }
     expect(sandboxPlanOf(undefined)).toBeUndefined();
     expect(sandboxPlanOf(false)).toBeUndefined();
+  });
+
+  it("show a script the config's arguments name, never one a caller's argument names", () => {
+    const own = join(root, "tool.mjs");
+    const theirs = join(secret, "keys.js");
+    writeFileSync(own, "");
+    writeFileSync(theirs, "");
+    const plan = sandboxPlanOf(true)!;
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constant(theirs), fc.constant("-v"), fc.string()), { maxLength: 6 }),
+        (callers) => {
+          const { args } = bwrapCommand("/usr/bin/bwrap", plan, {
+            ...run,
+            args: [own, ...callers],
+            configArgs: [own],
+          });
+          const shown = binds(args, "--ro-bind");
+          expect(shown).toContain(own);
+          expect(shown.some((p) => p.startsWith(secret))).toBe(false);
+        },
+      ),
+      { numRuns: fuzzRuns(100) },
+    );
+  });
+});
+
+describe("a command source's sandbox", () => {
+  it("is refused with network beside it: the sandbox says what the network is", () => {
+    const source = (extra: Record<string, unknown>) => ({
+      tree: [
+        {
+          path: "/cli",
+          source: { backend: "command", tools: [{ name: "t", argv: ["true"] }], ...extra },
+        },
+      ],
+    });
+    expect(ConfigSchema.safeParse(source({ sandbox: true })).success).toBe(true);
+    expect(ConfigSchema.safeParse(source({ network: false })).success).toBe(true);
+    const both = ConfigSchema.safeParse(source({ sandbox: true, network: false }));
+    expect(both.success).toBe(false);
+    expect(JSON.stringify(both.error?.issues)).toContain("take network out");
   });
 });

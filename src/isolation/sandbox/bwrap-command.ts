@@ -27,6 +27,21 @@ const ETC = [
   "/etc/mime.types",
 ];
 
+/** What to run in the sandbox, and where. */
+export interface SandboxedRun {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The program's whole environment before the sandbox's own (PATH, HOME, LANG). */
+  readonly env: Record<string, string>;
+  readonly cwd: string;
+  /**
+   * The arguments the config wrote, where the others come from a caller:
+   * only these may name a script the sandbox shows the program (default
+   * `args`). A caller's argument never widens the view.
+   */
+  readonly configArgs?: readonly string[];
+}
+
 export interface SandboxedCommand {
   readonly command: string;
   readonly args: string[];
@@ -48,7 +63,7 @@ export interface SandboxedCommand {
 export function bwrapCommand(
   bwrap: string,
   plan: SandboxPlan,
-  run: { command: string; args: readonly string[]; env: Record<string, string>; cwd: string },
+  run: SandboxedRun,
   blockFd?: number,
   /** With a network allowlist: the folder of the broker's egress proxy's socket. */
   egress?: { folder: string; socket: string },
@@ -60,7 +75,7 @@ export function bwrapCommand(
       `"${run.command}" is not a program on the source's PATH; the sandbox runs only what it can see`,
     );
   }
-  const scripts = run.args
+  const scripts = (run.configArgs ?? run.args)
     .map((arg) => (isAbsolute(arg) ? arg : resolve(run.cwd, arg)))
     .filter((file) => /\.(c|m)?js$|\.ts$|\.py$/.test(file) && existsSync(file))
     .map((file) => realpathSync(file));

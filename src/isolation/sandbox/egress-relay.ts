@@ -10,6 +10,7 @@
  */
 import { spawn } from "node:child_process";
 import { connect, createServer } from "node:net";
+import { constants } from "node:os";
 
 const [socketPath, port, separator, program, ...args] = process.argv.slice(2);
 if (!socketPath || !port || separator !== "--" || !program) {
@@ -31,5 +32,8 @@ relay.listen(Number(port), "127.0.0.1", () => {
     process.stderr.write(`egress-relay: ${err.message}\n`);
     process.exit(127);
   });
-  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 128 : 1)));
+  // As a shell does: a program ended by a signal exits 128 + its number, which says which.
+  child.on("exit", (code, signal) =>
+    process.exit(code ?? 128 + (signal ? constants.signals[signal] : 0)),
+  );
 });

@@ -1,8 +1,16 @@
+import { constants } from "node:os";
 import { BrokerError } from "../../contract/errors.js";
 import { bwrapCommand } from "./bwrap-command.js";
 import { CgroupLimits } from "./cgroup-limits.js";
 import { programPath } from "./program-path.js";
 import type { SandboxPlan } from "./sandbox-plan.js";
+import type { SandboxedRun } from "./bwrap-command.js";
+
+/** How a program ended: its exit code, or the signal that ended it. */
+export interface ProgramExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
 
 /** What to spawn for a sandboxed program, and its limits to put in place before it runs. */
 export interface SandboxedSpawn {
@@ -11,11 +19,18 @@ export interface SandboxedSpawn {
   readonly env: Record<string, string>;
   /** Puts the started process under its cgroup limits (before it is released). */
   enter(pid: number): void;
-  /** Which limit ended it, where one did (kept past `release`). */
-  whyEnded(): string | undefined;
+  /** Which limit ended it, where one did (kept past `release`), seeing how it ended. */
+  whyEnded(exit?: ProgramExit): string | undefined;
   /** Gives the limits back, once the program has ended, keeping what ended it. */
-  release(): void;
+  release(exit?: ProgramExit): void;
 }
+
+/**
+ * The descriptor a sandboxed program waits on until its limits are in place:
+ * the fourth of its stdio (`["pipe", "pipe", "pipe", "pipe"]`), closed by
+ * the spawner once `enter` has run.
+ */
+export const HOLD_FD = 3;
 
 /** The programs a sandbox needs from the host, by name: Debian's `bubblewrap` and `util-linux`. */
 const NEEDED = { bwrap: "bubblewrap", prlimit: "util-linux" } as const;
@@ -23,7 +38,7 @@ const NEEDED = { bwrap: "bubblewrap", prlimit: "util-linux" } as const;
 /**
  * A program of `source` to run in a sandbox: `prlimit` (open files, CPU
  * seconds) around bubblewrap (the file system, namespaces, environment),
- * which waits on `holdFd` until the process is in its cgroups (memory,
+ * which waits on HOLD_FD until the process is in its cgroups (memory,
  * processes). A host without bubblewrap, or where the broker may not create
  * cgroups, refuses to start the source, saying what it needs: a sandboxed
  * source never runs unsandboxed.
@@ -31,8 +46,7 @@ const NEEDED = { bwrap: "bubblewrap", prlimit: "util-linux" } as const;
 export function sandboxedSpawn(
   source: string,
   plan: SandboxPlan,
-  run: { command: string; args: readonly string[]; env: Record<string, string>; cwd: string },
-  holdFd: number,
+  run: SandboxedRun,
   /** With a network allowlist: where the broker's egress proxy listens. */
   egress?: { folder: string; socket: string },
 ): SandboxedSpawn {
@@ -49,7 +63,7 @@ export function sandboxedSpawn(
       return [name, found];
     }),
   ) as Record<keyof typeof NEEDED, string>;
-  const inner = bwrapCommand(tools.bwrap, plan, run, holdFd, egress);
+  const inner = bwrapCommand(tools.bwrap, plan, run, HOLD_FD, egress);
   const limits = CgroupLimits.open(source, plan);
   let verdict: string | undefined;
   let released = false;
@@ -57,19 +71,30 @@ export function sandboxedSpawn(
     command: tools.prlimit,
     args: [
       `--nofile=${plan.openFiles}:${plan.openFiles}`,
-      ...(plan.cpuS === undefined ? [] : [`--cpu=${plan.cpuS}:${plan.cpuS}`]),
+      // SIGXCPU at the limit says what ended it; SIGKILL a second later, for a program that ignores it.
+      ...(plan.cpuS === undefined ? [] : [`--cpu=${plan.cpuS}:${plan.cpuS + 1}`]),
       "--",
       inner.command,
       ...inner.args,
     ],
     env: inner.env,
     enter: (pid) => limits.enter(pid),
-    whyEnded: () => (released ? verdict : limits.whyEnded()),
-    release: () => {
+    whyEnded: (exit) => (released ? verdict : (limits.whyEnded() ?? cpuSpent(plan, exit))),
+    release: (exit) => {
       if (released) return;
-      verdict = limits.whyEnded();
+      verdict = limits.whyEnded() ?? cpuSpent(plan, exit);
       released = true;
       limits.remove();
     },
   };
+}
+
+/**
+ * Whether the program was ended by its CPU limit: SIGXCPU, seen directly or
+ * as bubblewrap passes a child's death on (128 + the signal's number).
+ */
+function cpuSpent(plan: SandboxPlan, exit: ProgramExit | undefined): string | undefined {
+  if (plan.cpuS === undefined || exit === undefined) return undefined;
+  const xcpu = exit.signal === "SIGXCPU" || exit.code === 128 + constants.signals.SIGXCPU;
+  return xcpu ? `it used its CPU time (sandbox.cpu_s, ${plan.cpuS} s) and was ended` : undefined;
 }

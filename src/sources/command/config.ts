@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ConfigPath, WorkingDirectory } from "../../config/config-folder.js";
 import { mountFields } from "../../config/schema.js";
 import { ENV_NAME } from "../../config/env-name.js";
+import { SourceSandboxSchema } from "../../config/sandbox-schema.js";
 
 export const CommandToolSchema = z
   .strictObject({
@@ -71,6 +72,7 @@ const CommandFieldsSchema = z.strictObject({
     .boolean()
     .optional()
     .describe("false: run the commands without network access (Linux: unshare -rn)."),
+  sandbox: SourceSandboxSchema,
   env: z.array(ENV_NAME).optional().describe("Variables passed through to every tool."),
   max_bytes: z.int().positive().optional(),
   timeout_ms: z.int().positive().optional(),
@@ -80,6 +82,13 @@ const CommandFieldsSchema = z.strictObject({
 export const CommandSourceSchema = CommandFieldsSchema.superRefine((source, ctx) => {
   if ((source.tools === undefined) === (source.preset === undefined))
     ctx.addIssue({ code: "custom", message: "a command source has either tools or a preset" });
+  if (source.network !== undefined && source.sandbox)
+    ctx.addIssue({
+      code: "custom",
+      path: ["network"],
+      message:
+        'a sandboxed command has the network its sandbox gives (sandbox.network, default "none"); take network out',
+    });
   if (source.program !== undefined && source.preset === undefined)
     ctx.addIssue({
       code: "custom",

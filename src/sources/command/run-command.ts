@@ -1,10 +1,12 @@
 import { spawn } from "node:child_process";
+import type { Writable } from "node:stream";
+import { HOLD_FD, type SandboxedSpawn } from "../../isolation/sandbox/sandboxed-spawn.js";
 
 /** How one run of a command ended, as the command left it: nothing guessed. */
 export type CommandOutcome =
   | { readonly kind: "ok"; readonly stdout: string; readonly stderr: string }
   | {
-      readonly kind: "exit" | "timeout" | "too_large" | "spawn_failed";
+      readonly kind: "exit" | "timeout" | "too_large" | "spawn_failed" | "sandbox_limit";
       readonly exitCode: number | null;
       readonly signal: NodeJS.Signals | null;
       readonly stdout: string;
@@ -21,6 +23,8 @@ export interface CommandRun {
   /** stdout beyond this is not read: the run stops and says so. */
   readonly maxBytes: number;
   readonly signal?: AbortSignal | undefined;
+  /** Where the command runs in a sandbox: what to spawn instead of `argv`, and its limits. */
+  readonly sandbox?: SandboxedSpawn | undefined;
 }
 
 /** stderr is kept to this much: enough for any error message, never a memory risk. */
@@ -29,23 +33,25 @@ export const STDERR_BYTES = 8192;
 /**
  * Runs `argv` with no shell, in a process group of its own, and waits for
  * it. A timeout, a cancellation or too much output kills the whole group,
- * so nothing it started outlives it.
+ * so nothing it started outlives it. In a sandbox, the command waits until
+ * it is under its limits, and a limit that ended it says so.
  */
 export function runCommand(run: CommandRun): Promise<CommandOutcome> {
   return new Promise((resolve) => {
     const [program, ...args] = run.argv;
-    const child = spawn(program!, args, {
+    const { sandbox } = run;
+    const child = spawn(sandbox?.command ?? program!, sandbox?.args ?? args, {
       cwd: run.cwd,
-      env: { ...run.env },
+      env: { ...(sandbox?.env ?? run.env) },
       detached: true,
       shell: false,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: sandbox ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
     });
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     const stderr: Buffer[] = [];
     let stderrBytes = 0;
-    let stopped: { kind: "timeout" | "too_large"; message: string } | undefined;
+    let stopped: { kind: "timeout" | "too_large" | "spawn_failed"; message: string } | undefined;
 
     const killGroup = () => {
       try {
@@ -54,7 +60,7 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
         // The group is gone already.
       }
     };
-    const stop = (kind: "timeout" | "too_large", message: string) => {
+    const stop = (kind: "timeout" | "too_large" | "spawn_failed", message: string) => {
       stopped ??= { kind, message };
       killGroup();
     };
@@ -92,7 +98,24 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
       run.signal?.removeEventListener("abort", onAbort);
       resolve(outcome);
     };
-    child.on("error", (err) =>
+    if (sandbox) {
+      child.on("spawn", () => {
+        const gate = child.stdio[HOLD_FD] as Writable;
+        // Once released, the command may close its end at any time: that is no error of ours.
+        gate.on("error", () => undefined);
+        try {
+          sandbox.enter(child.pid!);
+          gate.end("go");
+        } catch (err) {
+          stop(
+            "spawn_failed",
+            `could not put the command under its sandbox's limits: ${(err as Error).message}`,
+          );
+        }
+      });
+    }
+    child.on("error", (err) => {
+      sandbox?.release();
       finish({
         kind: "spawn_failed",
         exitCode: null,
@@ -100,14 +123,15 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
         stdout: "",
         stderr: "",
         message: `could not start ${program}: ${err.message}`,
-      }),
-    );
+      });
+    });
     // Children the command left behind go with it; until they do, they would hold its
     // output pipes open and keep the call waiting.
     child.on("exit", killGroup);
     child.on("close", (exitCode, signal) => {
       const out = Buffer.concat(stdout).toString("utf8");
       const err = Buffer.concat(stderr).toString("utf8");
+      sandbox?.release({ code: exitCode, signal });
       if (stopped) {
         finish({
           kind: stopped.kind,
@@ -118,14 +142,18 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
           message: stopped.message,
         });
       } else if (exitCode !== 0) {
+        // A limit it met and got past (a process it could not start) did not end it: only
+        // a command that failed was ended by one.
+        const limit = sandbox?.whyEnded();
         const how = signal ? `was killed by ${signal}` : `exited with ${exitCode}`;
         finish({
-          kind: "exit",
+          kind: limit === undefined ? "exit" : "sandbox_limit",
           exitCode,
           signal,
           stdout: out,
           stderr: err,
-          message: `the command ${how}`,
+          message:
+            limit === undefined ? `the command ${how}` : `its sandbox ended the command: ${limit}`,
         });
       } else {
         finish({ kind: "ok", stdout: out, stderr: err });

@@ -6,6 +6,7 @@ import {
   type JSONRPCMessage,
   type Transport,
 } from "@modelcontextprotocol/client";
+import { HOLD_FD, type ProgramExit } from "../../isolation/sandbox/sandboxed-spawn.js";
 
 export interface ProcessGroupStdioOptions {
   readonly command: string;
@@ -21,12 +22,9 @@ export interface ProcessGroupStdioOptions {
    * `--block-fd`, and released by a byte on it once this resolves.
    */
   readonly hold?: (pid: number) => void | Promise<void>;
-  /** Told once the program and what is left of its group have ended. */
-  readonly ended?: () => void;
+  /** Told once the program and what is left of its group have ended, and how the program did. */
+  readonly ended?: (exit: ProgramExit) => void;
 }
-
-/** The descriptor a held program waits on. */
-export const HOLD_FD = 3;
 
 /** How long a program has to end after its stdin closes, then after SIGTERM. */
 const GRACE_MS = 2000;
@@ -50,11 +48,17 @@ export class ProcessGroupStdio implements Transport {
   private child: ChildProcess | undefined;
   private readonly buffer: ReadBuffer;
   private spawned = false;
+  private exit: ProgramExit | undefined;
   /** Whether the program had already ended when it was first asked to close; unset until then. */
   private endedFirst: boolean | undefined;
 
   constructor(private readonly options: ProcessGroupStdioOptions) {
     this.buffer = new ReadBuffer({ maxBufferSize: options.maxBufferSize });
+  }
+
+  /** How the program ended, once it has. */
+  get exitStatus(): ProgramExit | undefined {
+    return this.exit;
   }
 
   get pid(): number | null {
@@ -97,7 +101,11 @@ export class ProcessGroupStdio implements Transport {
             },
           );
       });
-      child.on("exit", () => void this.endGroup(child).finally(() => this.options.ended?.()));
+      child.on("exit", (code, signal) => {
+        const exit = { code, signal };
+        this.exit = exit;
+        void this.endGroup(child).finally(() => this.options.ended?.(exit));
+      });
       child.on("close", () => {
         if (this.child === child) this.child = undefined;
         this.onclose?.();

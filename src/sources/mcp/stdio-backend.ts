@@ -3,9 +3,9 @@ import type { Logger } from "../../contract/log.js";
 import type { StdioSourceConfig } from "./config.js";
 import type { ConnectBackend } from "./backend-transport.js";
 import { commandArgv } from "./command-line.js";
-import { HOLD_FD, ProcessGroupStdio } from "./process-group-stdio.js";
+import { ProcessGroupStdio } from "./process-group-stdio.js";
 import { sandboxPlanOf } from "../../isolation/sandbox/sandbox-plan.js";
-import { sandboxedSpawn } from "../../isolation/sandbox/sandboxed-spawn.js";
+import { sandboxedSpawn, type ProgramExit } from "../../isolation/sandbox/sandboxed-spawn.js";
 import { EGRESS_SOCKET, EgressProxy } from "../../net/egress-proxy.js";
 
 const STDERR_LINES_KEPT = 20;
@@ -47,7 +47,6 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
             env: { PATH: env.PATH ?? "", ...config.env },
             cwd: config.cwd ?? process.cwd(),
           },
-          HOLD_FD,
           egress && { folder: egress.folder, socket: EGRESS_SOCKET },
         ),
       );
@@ -62,8 +61,8 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
           await egress?.ready;
           sandbox.enter(pid);
         },
-        ended: () => {
-          sandbox.release();
+        ended: (exit: ProgramExit) => {
+          sandbox.release(exit);
           void egress?.close();
         },
       }),
@@ -84,7 +83,7 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
       lastWords: () => stderrTail.slice(-3),
       pid: () => transport.pid,
       exited: () => transport.exited(),
-      ...(sandbox && { whyEnded: () => sandbox.whyEnded() }),
+      ...(sandbox && { whyEnded: () => sandbox.whyEnded(transport.exitStatus) }),
     };
   };
 }
