@@ -36,12 +36,26 @@ export function everythingCommand(): string[] {
   ];
 }
 
+/**
+ * A test's config in a file of its own. Under MCP_BROKER_TEST_SANDBOX=1 (the
+ * `sandboxed` test project) every stdio source of a config that does not
+ * say otherwise runs in the default sandbox: the same tests, proving the
+ * servers work sandboxed.
+ */
 export function writeConfig(
   config: unknown,
   dir = mkdtempSync(join(tmpdir(), "mcp-broker-test-")),
 ): string {
   const file = join(dir, "config.json");
-  writeFileSync(file, JSON.stringify(config, null, 2));
+  const sandboxed =
+    process.env.MCP_BROKER_TEST_SANDBOX === "1" &&
+    typeof config === "object" &&
+    config !== null &&
+    !("sandbox" in config);
+  writeFileSync(
+    file,
+    JSON.stringify(sandboxed ? { ...config, sandbox: { default: true } } : config, null, 2),
+  );
   return file;
 }
 

@@ -126,6 +126,10 @@ describe("POST /meta_desc", () => {
       up: true,
       restarts: 0,
       attempts: 0,
+      // In the sandboxed test project, the source's sandbox too.
+      ...(process.env.MCP_BROKER_TEST_SANDBOX === "1" && {
+        sandbox: expect.objectContaining({ network: "none", read: [], write: [] }),
+      }),
     });
     expect(res.body.children.find((c: any) => c.name === "sleep")).toEqual({
       path: "/fx/sleep",
