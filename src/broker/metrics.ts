@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { SourceState, SourceStatus } from "../contract/router.js";
 import type { ToolHealth } from "../registry/service-runtime.js";
 import { TOOL_STATUSES } from "../registry/tool-definition.js";
@@ -10,7 +10,9 @@ const BREAKER_STATES = ["closed", "open", "half_open"] as const;
  * The broker's Prometheus metrics, in a registry of its own (several brokers
  * in one process, as in tests, do not mix): requests and their outcomes,
  * tool call latency, each source's state, each registered tool's status and
- * breaker, refused tokens and open sessions.
+ * breaker, refused tokens and open sessions; and prom-client's standard
+ * process and Node.js metrics (resident memory, heap, event-loop lag, GC),
+ * which operators' dashboards and alerts expect by their usual names.
  */
 export class BrokerMetrics {
   readonly registry = new Registry();
@@ -45,6 +47,7 @@ export class BrokerMetrics {
     sources: () => Record<string, SourceStatus>,
     registry: () => Record<string, ToolHealth>,
   ) {
+    collectDefaultMetrics({ register: this.registry });
     const perSource = (
       name: string,
       help: string,

@@ -97,6 +97,15 @@ describe("tokens and scopes over REST", () => {
     const text = await res.text();
     expect(text).toContain('mcp_broker_source_up{source="/fx"} 1');
     expect(text).toMatch(/mcp_broker_calls_total\{source="\/fx",outcome="forbidden"\} \d+/);
+    // The standard process and Node.js metrics, by the names dashboards use.
+    for (const name of [
+      "process_resident_memory_bytes",
+      "nodejs_heap_size_used_bytes",
+      "nodejs_eventloop_lag_seconds",
+    ])
+      expect(text).toMatch(new RegExp(`^${name}(\\{[^}]*\\})? \\d`, "m"));
+    // Observed at each collection of garbage, which has no count until the first.
+    expect(text).toContain("# TYPE nodejs_gc_duration_seconds histogram");
   });
 });
 
