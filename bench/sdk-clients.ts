@@ -2,7 +2,11 @@
  * `npm run bench`, part two: tools/call of server-everything's `echo` through
  * each gateway with the SDK clients users really connect with (1.x for
  * Streamable HTTP and HTTP+SSE sessions, 2.x for stateless 2026-07-28),
- * side by side in one run: mcp-broker, mcp-hub, supergateway and mcp-proxy.
+ * side by side in one run: mcp-broker (each server as itself at `/mcp/e`, and
+ * flat tools at `/mcp`), mcp-hub, supergateway, mcp-proxy, and a floor: the
+ * least a gateway could do (bench/floor-gateway.ts). What each gateway's own
+ * process spends per call (CPU µs from /proc) is the measure that counts on
+ * 2 cores, where throughput mostly measures the clients.
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,7 +24,8 @@ import { echoConfig, everything } from "./echo-configs.js";
 import { CLIENTS, measureAll, PER_CLIENT, ROUNDS, SEQUENTIAL, type Row } from "./measure.js";
 import { childPids, descendantPids } from "./process-cpu.js";
 import { startMcpProxy, startSupergateway } from "./gateways.js";
-import { broker, freePort, startOnPort, stopChildren } from "./processes.js";
+import { broker, freePort, start, startOnPort, stopChildren } from "./processes.js";
+import { flatName } from "../src/tree/flat-name.js";
 import { machineLine } from "./machine.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -73,6 +78,17 @@ async function main(): Promise<void> {
   // mcp-hub answers HTTP before its backend is up; its tools appear once it is.
   await waitForTool(`http://127.0.0.1:${hubPort}/mcp`, "everything__echo");
 
+  const floor = await start([
+    "--import",
+    "tsx",
+    join(root, "bench/floor-gateway.ts"),
+    process.execPath,
+    everything,
+    "stdio",
+  ]);
+  const floorUrl = `http://127.0.0.1:${floor.port}/mcp`;
+  const flat = flatName("/e/echo");
+
   const gateway = await startSupergateway();
   const proxy = await startMcpProxy();
   const tree = (pid: number) => () => [pid, ...descendantPids(pid)];
@@ -81,6 +97,11 @@ async function main(): Promise<void> {
 
   const rows = await measureAll([
     {
+      name: "floor: a minimal gateway, SDK 1.x client (plain JSON)",
+      makeCall: legacyCaller(http(floorUrl), "echo"),
+      pids: () => [floor.child.pid!],
+    },
+    {
       name: "mcp-broker /mcp/e, SDK 1.x client (2025-11-25 session)",
       makeCall: legacyCaller(http(`${brokerUrl}/mcp/e`), "echo"),
       pids: brokerPids,
@@ -88,6 +109,16 @@ async function main(): Promise<void> {
     {
       name: "mcp-broker /mcp/e, SDK 2.x client (2026-07-28, stateless)",
       makeCall: modernCaller(`${brokerUrl}/mcp/e`, "echo"),
+      pids: brokerPids,
+    },
+    {
+      name: "mcp-broker /mcp (flat), SDK 1.x client (2025-11-25 session)",
+      makeCall: legacyCaller(http(`${brokerUrl}/mcp`), flat),
+      pids: brokerPids,
+    },
+    {
+      name: "mcp-broker /mcp (flat), SDK 2.x client (2026-07-28, stateless)",
+      makeCall: modernCaller(`${brokerUrl}/mcp`, flat),
       pids: brokerPids,
     },
     {
@@ -113,23 +144,26 @@ async function main(): Promise<void> {
   ]);
 
   const fmt = (n: number) => n.toFixed(3);
-  const peers = rows.filter((r) => !r.name.startsWith("mcp-broker"));
+  const floorRow = rows[0]!;
+  const peers = rows.filter((r) => !r.name.startsWith("mcp-broker") && r !== floorRow);
   const best = [...peers].sort((a, b) => b.throughput - a.throughput)[0]!;
+  const leanest = [...peers].sort((a, b) => a.cpuUs[0]! - b.cpuUs[0]!)[0]!;
   const ours = rows.filter((r) => r.name.startsWith("mcp-broker"));
-  const legacy = rows[0]!;
-  const modern = rows[1]!;
+  const legacy = rows[1]!;
+  const modern = rows[2]!;
   console.log(
     [
       machineLine(),
       `SDK clients: ${SEQUENTIAL} sequential calls and ${CLIENTS} clients × ${PER_CLIENT} calls, in ${ROUNDS} interleaved rounds, the median kept.`,
       "",
-      "| path | p50 ms | p99 ms | calls/s (16 clients) | × best peer | server CPU µs/call |",
-      "| --- | ---: | ---: | ---: | ---: | --- |",
+      "| path | p50 ms | p99 ms | calls/s (16 clients) | × best peer | server CPU µs/call | front CPU × leanest peer | × floor |",
+      "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
       ...rows.map(
         (r) =>
-          `| ${r.name} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.throughput.toFixed(0)} | ${(r.throughput / best.throughput).toFixed(2)} | ${cpu(r)} |`,
+          `| ${r.name} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.throughput.toFixed(0)} | ${(r.throughput / best.throughput).toFixed(2)} | ${cpu(r)} | ${(r.cpuUs[0]! / leanest.cpuUs[0]!).toFixed(2)} | ${(r.cpuUs[0]! / floorRow.cpuUs[0]!).toFixed(2)} |`,
       ),
       "",
+      `The leanest peer by front CPU: ${leanest.name}, ${leanest.cpuUs[0]!.toFixed(0)} µs/call; the floor ${floorRow.cpuUs[0]!.toFixed(0)} µs/call.`,
       ...ours.map(
         (r) =>
           `${r.name}: ${(r.throughput / best.throughput).toFixed(2)}× the best peer's throughput (${best.name}), p99 ${fmt(r.p99)} ms against ${fmt(best.p99)} ms.`,
