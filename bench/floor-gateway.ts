@@ -66,3 +66,7 @@ http.listen(0, "127.0.0.1", () => {
   const address = http.address();
   console.log(String(typeof address === "object" && address ? address.port : 0));
 });
+process.on("SIGINT", () => {
+  server.kill();
+  process.exit(0);
+});

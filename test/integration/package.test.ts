@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,8 +44,16 @@ describe("the package", () => {
     installed = join(work, "prefix");
     npm(["install", "--no-audit", "--prefix", installed, tarball], work);
     const bin = join(installed, "node_modules", ".bin", "mcp-broker");
-    const ran = spawnSync(bin, ["--version"], { encoding: "utf8" });
+    // Its compiled code is kept for the next start, in the temporary folder.
+    const temporary = mkdtempSync(join(work, "tmp-"));
+    const ran = spawnSync(bin, ["--version"], {
+      encoding: "utf8",
+      env: { ...process.env, TMPDIR: temporary },
+    });
     expect(ran.stdout.trim()).toBe(version);
+    expect(
+      readdirSync(join(temporary, "node-compile-cache"), { recursive: true }).length,
+    ).toBeGreaterThan(0);
     const tree = npm(["ls", "--all", "--prefix", installed], installed);
     for (const dev of ["tsx", "vitest", "typescript", "eslint"])
       expect(tree).not.toContain(`${dev}@`);
