@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     {
       name: "floor: a minimal gateway, SDK 1.x client (plain JSON)",
       makeCall: legacyCaller(http(floorUrl), "echo"),
-      pids: () => [floor.child.pid!],
+      pids: () => [floor.child.pid!, ...childPids(floor.child.pid!)],
     },
     {
       name: "mcp-broker /mcp/e, SDK 1.x client (2025-11-25 session)",
