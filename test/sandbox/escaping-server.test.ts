@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
 import { bubblewrap } from "../helpers/bubblewrap.js";
 import { ESCAPING } from "../helpers/escaping.js";
+import { escapeTests } from "../helpers/escape-tests.js";
 import { redisAvailable } from "../helpers/services.js";
 
 /**
@@ -58,40 +59,13 @@ async function attempt(
 }
 
 describe(`a hostile stdio server in its sandbox ${why}`, () => {
-  it.runIf(why === "").each([
-    ["/etc/shadow", { what: "read", path: "/etc/shadow" }],
-    ["the broker's config", { what: "read", path: "" }],
-    ["the home folder", { what: "list", path: homedir() }],
-    ["the broker's environment", { what: "read", path: `/proc/${process.pid}/environ` }],
-  ])("may not read %s", async (_what, args) => {
-    const asked = args.path === "" ? { ...args, path: broker.configFile } : args;
-    expect(await attempt("open", asked)).toMatch(/^ok/);
-    expect(await attempt("boxed", asked)).toMatch(/^refused (ENOENT|EACCES)/);
-  });
-
-  it.runIf(why === "")("writes only where its grant says", async () => {
-    const file = join(outside, "planted.txt");
-    expect(await attempt("boxed", { what: "write", path: file })).toMatch(
-      /^refused (ENOENT|EROFS)/,
-    );
-    expect(await attempt("open", { what: "write", path: file })).toBe("ok written");
-    const inside = join(granted, "note.txt");
-    expect(await attempt("boxed", { what: "write", path: inside })).toBe("ok written");
-    expect(readFileSync(inside, "utf8")).toBe("written by the hostile server");
-  });
-
-  it.runIf(why === "")("sees only its own processes", async () => {
-    const open = JSON.parse((await attempt("open", { what: "processes" })).slice(3)) as number[];
-    const boxed = JSON.parse((await attempt("boxed", { what: "processes" })).slice(3)) as number[];
-    expect(open).toContain(process.pid);
-    expect(boxed).not.toContain(process.pid);
-    expect(boxed.length).toBeLessThan(5);
-  });
-
-  it.runIf(why === "" && hasRedis)("reaches no network, loopback included (Redis)", async () => {
-    const redis = { what: "connect", host: "127.0.0.1", port: 6379 };
-    expect(await attempt("open", redis)).toBe("ok connected");
-    expect(await attempt("boxed", redis)).toMatch(/^refused (ECONNREFUSED|ENETUNREACH)/);
+  escapeTests({
+    run: why === "",
+    hasRedis,
+    attempt,
+    configFile: () => broker.configFile,
+    granted,
+    outside,
   });
 
   it.runIf(why === "")("has only the environment its source grants", async () => {
