@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-import module from "node:module";
 /**
  * The program's entry: it checks the Node.js version before anything else is
  * loaded, since an older Node fails inside a dependency with no word of why.
  */
+import module from "node:module";
+
 const major = Number(process.versions.node.split(".")[0]);
 if (major < 22) {
   process.stderr.write(`mcp-broker needs Node.js 22 or newer; this is ${process.version}\n`);
