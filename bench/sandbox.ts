@@ -113,10 +113,14 @@ const floors = {
   bubblewrap: spawnMs(bare.command, bare.args, bare.env),
 };
 
-const row = (name: keyof typeof starts) => {
-  const sorted = [...latency[name]].sort((a, b) => a - b);
-  return `| ${name} | ${median(starts[name]).toFixed(0)} | ${percentile(sorted, 50).toFixed(2)} | ${percentile(sorted, 99).toFixed(2)} |`;
-};
+/** The p50 and p99 of samples in ms, as two table cells. */
+function p50p99(ms: number[]): string {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return `${percentile(sorted, 50).toFixed(2)} | ${percentile(sorted, 99).toFixed(2)}`;
+}
+
+const row = (name: keyof typeof starts) =>
+  `| ${name} | ${median(starts[name]).toFixed(0)} | ${p50p99(latency[name])} |`;
 console.log(machineLine());
 console.log(
   [
@@ -127,20 +131,13 @@ console.log(
     `| sandboxed − plain | ${(median(starts.sandboxed) - median(starts.plain)).toFixed(0)} | | |`,
   ].join("\n"),
 );
-const commandRow = (name: keyof typeof runs) => {
-  const sorted = [...runs[name]].sort((a, b) => a - b);
-  return `| ${name} | ${percentile(sorted, 50).toFixed(2)} | ${percentile(sorted, 99).toFixed(2)} |`;
-};
 console.log(
   [
     "",
     "| command `/bin/echo {}` | call p50 ms | call p99 ms |",
     "| --- | ---: | ---: |",
-    commandRow("plain"),
-    commandRow("sandboxed"),
-    ...Object.entries(floors).map(([name, ms]) => {
-      const sorted = [...ms].sort((a, b) => a - b);
-      return `| floor: ${name} alone | ${percentile(sorted, 50).toFixed(2)} | ${percentile(sorted, 99).toFixed(2)} |`;
-    }),
+    `| plain | ${p50p99(runs.plain)} |`,
+    `| sandboxed | ${p50p99(runs.sandboxed)} |`,
+    ...Object.entries(floors).map(([name, ms]) => `| floor: ${name} alone | ${p50p99(ms)} |`),
   ].join("\n"),
 );
