@@ -460,8 +460,12 @@ describe("resumable streams (http.resumable)", () => {
     const broker = await startBroker({ tree, expose: "flat" });
     try {
       const session = await openRawSession(`${broker.url}/mcp`);
-      const res = await postMcp(`${broker.url}/mcp`, call(10), session);
+      // Its progress comes before its answer, so the answer is a stream.
+      const streamed = { ...call(10), params: { ...call(10).params, _meta: { progressToken: 1 } } };
+      const res = await postMcp(`${broker.url}/mcp`, streamed, session);
+      expect(res.headers.get("content-type")).toBe("text/event-stream");
       const seen = await events(res, (e) => e.data?.includes('"result"') === true);
+      expect(seen[0]!.data).toContain("notifications/progress");
       expect(seen.some((e) => e.data?.includes("slept 10"))).toBe(true);
       expect(seen.every((e) => e.id === undefined)).toBe(true);
     } finally {
@@ -494,5 +498,81 @@ describe("resumable streams (http.resumable)", () => {
     } finally {
       await broker.close();
     }
+  });
+});
+
+describe("a session's answers without a stream", () => {
+  const fx = [
+    {
+      path: "/fx",
+      source: {
+        backend: "stdio",
+        command: fixtureCommand(),
+        tool_filter: ["sleep", "sleeping", "cancelled_count"],
+      },
+    },
+  ];
+  const request = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args },
+  });
+  let broker: TestBroker;
+  beforeAll(async () => {
+    broker = await startBroker({ tree: fx, expose: "flat" });
+  });
+  afterAll(async () => {
+    await broker?.close();
+  });
+
+  /** What a flat tool answers in a session of its own, as text. */
+  async function ask(name: string): Promise<string> {
+    const session = await openRawSession(`${broker.url}/mcp`);
+    const res = await postMcp(`${broker.url}/mcp`, request(1, name), session);
+    return ((await res.json()) as { result: { content: { text: string }[] } }).result.content[0]!
+      .text;
+  }
+
+  it("answers a call that sends nothing first as plain JSON, in its session", async () => {
+    const session = await openRawSession(`${broker.url}/mcp`);
+    const res = await postMcp(`${broker.url}/mcp`, request(7, "fx__sleep", { ms: 1 }), session);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(res.headers.get("mcp-session-id")).toBe(session["mcp-session-id"]);
+    expect(await res.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      result: { content: [{ type: "text", text: "slept 1" }] },
+    });
+  });
+
+  it("cancels a call so answered at the backend when its client cancels it", async () => {
+    const client = await connectHttp(broker.url);
+    const before = Number(await ask("fx__cancelled_count"));
+    const controller = new AbortController();
+    const call = client
+      .callTool({ name: "fx__sleep", arguments: { ms: 10_000 } }, undefined, {
+        signal: controller.signal,
+      })
+      .catch((e: unknown) => e);
+    await expect.poll(() => ask("fx__sleeping")).toBe("1");
+    controller.abort("changed my mind");
+    expect(await call).toBeInstanceOf(Error);
+    await expect.poll(() => ask("fx__cancelled_count")).toBe(String(before + 1));
+    await client.close();
+  });
+
+  it("ends a waiting answer when its session ends, and the call with it", async () => {
+    const session = await openRawSession(`${broker.url}/mcp`);
+    const before = Number(await ask("fx__cancelled_count"));
+    const waiting = postMcp(`${broker.url}/mcp`, request(3, "fx__sleep", { ms: 10_000 }), session);
+    await expect.poll(() => ask("fx__sleeping")).toBe("1");
+    const ended = await fetch(`${broker.url}/mcp`, { method: "DELETE", headers: session });
+    expect(ended.status).toBe(200);
+    const res = await waiting;
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("");
+    await expect.poll(() => ask("fx__cancelled_count")).toBe(String(before + 1));
   });
 });

@@ -5,6 +5,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { BrokerError } from "../../../contract/errors.js";
 import type { Principal } from "../../../contract/router.js";
+import { DirectAnswers } from "./direct-answers.js";
 import { SessionEventStore } from "./event-store.js";
 import type { OpenSession, SessionBook } from "./session-book.js";
 import { postInternally } from "./post-internally.js";
@@ -42,6 +43,8 @@ export class HttpSessions implements McpHttpEndpoint {
   /** Each session's copy here, when sessions are shared. */
   private readonly copies = new Map<string, SessionCopy>();
   private readonly adopting = new Map<string, Promise<OpenSession | undefined>>();
+  /** Each session's short way for its requests, where it has one (DirectAnswers). */
+  private readonly direct = new WeakMap<WebStandardStreamableHTTPServerTransport, DirectAnswers>();
   private readonly stopListening: (() => void) | undefined;
 
   constructor(
@@ -65,6 +68,12 @@ export class HttpSessions implements McpHttpEndpoint {
       if (!session) return sessionNotFound(id);
       if (session.owner !== principal.id) throw foreignSession(id);
       session.authenticated(principal);
+      const direct = this.direct.get(session.transport);
+      const message =
+        request.method === "POST"
+          ? direct?.takes(request, parsedBody, session.server.getNegotiatedProtocolVersion())
+          : undefined;
+      if (message) return direct!.answer(request, message);
       const copy = this.copies.get(id);
       if (!this.shared || !copy) return session.transport.handleRequest(request, { parsedBody });
       this.shared.touch(id);
@@ -162,7 +171,12 @@ export class HttpSessions implements McpHttpEndpoint {
           void this.shared?.forget(sid).catch(() => undefined);
         },
       });
+    // Sessions shared with other instances keep every request on the SDK's
+    // way (a copy elsewhere may answer it); resumable ones need its event ids.
+    const direct = this.shared || this.resumable ? undefined : new DirectAnswers(transport);
+    if (direct) this.direct.set(transport, direct);
     transport.onclose = () => {
+      direct?.close();
       if (transport.sessionId !== undefined) this.forget(transport.sessionId);
     };
     if (this.shared) copy = new SessionCopy(this.endpoint, server, transport, this.shared);
