@@ -67,7 +67,7 @@ export class SourceView {
   leaf(toolName: string): ToolEntry {
     const leaf = hasInvisibleCharacters(toolName)
       ? undefined
-      : this.leaves().find((l) => l.toolName === toolName);
+      : this.tree.toolOfSource(this.mount.id, toolName);
     if (!leaf) {
       throw new BrokerError(
         "not_found",

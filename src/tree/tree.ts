@@ -50,10 +50,19 @@ export type TreeEntry = NodeEntry | ToolEntry;
 
 /** An immutable snapshot of the tree; rebuilt whole and swapped, never patched. */
 export class Tree {
+  /** Each source's leaves by backend tool name, the first mounted where a name has several. */
+  private readonly bySource = new Map<string, Map<string, ToolEntry>>();
+
   constructor(
     private readonly entries: ReadonlyMap<string, TreeEntry>,
     private readonly flat: ReadonlyMap<string, ToolEntry>,
-  ) {}
+  ) {
+    for (const leaf of flat.values()) {
+      let leaves = this.bySource.get(leaf.sourceId);
+      if (!leaves) this.bySource.set(leaf.sourceId, (leaves = new Map()));
+      if (!leaves.has(leaf.toolName)) leaves.set(leaf.toolName, leaf);
+    }
+  }
 
   get(path: string): TreeEntry | undefined {
     return this.entries.get(path);
@@ -110,6 +119,11 @@ export class Tree {
 
   tools(): ToolEntry[] {
     return [...this.flat.values()];
+  }
+
+  /** The leaf of a source's backend tool, found without a walk over every tool. */
+  toolOfSource(sourceId: string, toolName: string): ToolEntry | undefined {
+    return this.bySource.get(sourceId)?.get(toolName);
   }
 }
 
