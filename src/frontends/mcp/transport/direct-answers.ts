@@ -10,6 +10,8 @@ import {
 /** How often a streamed answer says it is alive, as the SDK's own streams do. */
 const KEEP_ALIVE_MS = 15_000;
 
+const encoder = new TextEncoder();
+
 const SSE_HEADERS = {
   "Content-Type": "text/event-stream",
   "Cache-Control": "no-cache, no-transform",
@@ -95,13 +97,15 @@ export class DirectAnswers {
 /** One request's way back: plain JSON until something other than its answer must travel first. */
 class Exchange {
   readonly response: Promise<Response>;
-  private settle!: (response: Response) => void;
+  private readonly settle: (response: Response) => void;
   private stream:
     { controller: ReadableStreamDefaultController<Uint8Array>; timer: NodeJS.Timeout } | undefined;
   private ended = false;
 
   constructor(private readonly sessionId: string | undefined) {
-    this.response = new Promise((resolve) => (this.settle = resolve));
+    const { promise, resolve } = Promise.withResolvers<Response>();
+    this.response = promise;
+    this.settle = resolve;
   }
 
   /** Carries one message about the request; true once that was its answer. */
@@ -142,7 +146,7 @@ class Exchange {
   private write(frame: string): void {
     this.stream ??= this.open();
     try {
-      this.stream.controller.enqueue(new TextEncoder().encode(frame));
+      this.stream.controller.enqueue(encoder.encode(frame));
     } catch {
       // The client went away; the answer has nowhere to go.
     }
