@@ -9,7 +9,7 @@ import {
   startBroker,
   type TestBroker,
 } from "../helpers/broker.js";
-import { connectHttp } from "../helpers/mcp-client.js";
+import { connectHttp, connectModern, META_TOOL_NAMES } from "../helpers/mcp-client.js";
 
 const fx = (path: string) => ({
   path,
@@ -73,5 +73,28 @@ describe("--reload", () => {
       "keep__pid",
     ]);
     await client.close();
+  });
+});
+
+describe("--reload, seen by 2026-07-28 clients", () => {
+  it("a reload reaches the next request at once, though its server is kept between requests", async () => {
+    const reloading = await startBroker(
+      { expose: "flat", tree: [fx("/keep")], registry: { predefined: false } },
+      { reload: true },
+    );
+    try {
+      const client = await connectModern(reloading.url);
+      const names = async () => (await client.listTools()).tools.map((t) => t.name).sort();
+      expect(await names()).toEqual(["keep__pid"]);
+      expect(await names()).toEqual(["keep__pid"]);
+      writeFileSync(
+        reloading.configFile,
+        JSON.stringify({ expose: "meta", tree: [fx("/keep")], registry: { predefined: false } }),
+      );
+      await expect.poll(names, { timeout: 10_000 }).toEqual([...META_TOOL_NAMES].sort());
+      await client.close();
+    } finally {
+      await reloading.close();
+    }
   });
 });

@@ -87,7 +87,16 @@ export function mcpEndpoints(options: McpEndpointOptions): McpEndpoints {
       (principal) => createServer(principal, "modern-request"),
       maxBytes,
       log,
-      watch,
+      (notify, renew) => {
+        const offNotices = watch(notify);
+        // A 2026-07-28 request's server is kept for the next; one made before a
+        // reload, a new tool list or a backend's restart would answer as it was then.
+        const offRenew = broker.onTreeChange(renew);
+        return () => {
+          offNotices();
+          offRenew();
+        };
+      },
     );
   };
   const brokerServer = (principal: () => Principal, era: Era) =>

@@ -10,6 +10,7 @@ import {
 import type { Logger } from "../../../contract/log.js";
 import type { Principal } from "../../../contract/router.js";
 import type { McpHttpEndpoint } from "./http-sessions.js";
+import { RequestServers } from "./request-servers.js";
 
 /**
  * One MCP URL for clients of every revision: requests of 2026-07-28 (they
@@ -28,15 +29,22 @@ export class BothRevisions implements McpHttpEndpoint {
     createServer: (principal: () => Principal) => Server,
     private readonly maxRequestBodySize: number,
     log: Logger,
-    /** Subscribes the endpoint's `subscriptions/listen` streams to what changes; returns the cleanup. */
-    watch: (notify: ServerNotifier) => () => void,
+    /**
+     * Subscribes the endpoint's `subscriptions/listen` streams to what changes,
+     * and has its servers made anew after a change; returns the cleanup.
+     */
+    watch: (notify: ServerNotifier, renew: () => void) => () => void,
   ) {
-    this.modern = createMcpHandler((ctx) => createServer(() => principalOf(ctx.authInfo)), {
-      legacy: "reject",
-      maxRequestBodySize,
-      onerror: (err) => log.debug({ err }, "MCP 2026-07-28 request refused"),
-    });
-    this.offChanges = watch(this.modern.notify);
+    const servers = new RequestServers(createServer);
+    this.modern = createMcpHandler(
+      (ctx) => servers.take(principalOf(ctx.authInfo), ctx.requestInfo?.signal),
+      {
+        legacy: "reject",
+        maxRequestBodySize,
+        onerror: (err) => log.debug({ err }, "MCP 2026-07-28 request refused"),
+      },
+    );
+    this.offChanges = watch(this.modern.notify, () => servers.renew());
   }
 
   /** Serves one request; `text` is its body, where the caller read it already. */
