@@ -41,7 +41,9 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
   const warn = (message: string) => log.warn(message);
   let config = await loadConfig(options.configFile, ConfigSchema, { warn });
   checkResourceKnown(options.host, config, options.configFile);
-  const broker = await Broker.start(config, {
+  // HTTP is answered while the sources start: the tree's nodes at once, each
+  // source's tools as it comes up. The start fails as before if one cannot.
+  const { broker, ready } = await Broker.open(config, {
     log,
     ignoreBroken: options.ignoreBroken,
     signal: options.signal,
@@ -73,9 +75,18 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
     server.once("error", reject);
   }).catch(async (err: NodeJS.ErrnoException) => {
     await broker.close();
+    await ready.catch(() => undefined);
     throw new Error(
       `cannot listen on ${options.host}:${options.port}: ${err.code === "EADDRINUSE" ? "the address is in use" : err.message}`,
     );
+  });
+  log.debug({ port }, "answering HTTP while the sources start");
+  await ready.catch(async (err: unknown) => {
+    await closeSessions();
+    // Whoever connected while the start failed is let go at once.
+    if ("closeAllConnections" in server) server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw err;
   });
   log.info(
     {

@@ -104,6 +104,7 @@ export class Broker {
   /** The approvals calls wait for, as tasks. */
   readonly approvals: ApprovalDesk;
   private taskSettings: TaskSettings;
+  private closing: Promise<void> | undefined;
 
   private constructor(
     private config: Config,
@@ -146,6 +147,24 @@ export class Broker {
    * parallel and builds the first tree.
    */
   static async start(config: Config, options: BrokerOptions): Promise<Broker> {
+    const { broker, ready } = await Broker.open(config, options);
+    await ready;
+    return broker;
+  }
+
+  /**
+   * Opens the state store and the registry in it and starts every source in
+   * parallel, but does not wait for them: the broker it resolves with already
+   * serves the tree of the config's nodes, each source's tools joining it as
+   * the source comes up. `ready` settles as `start` would: once every source
+   * is up and the whole tree is built, or with the error that would have
+   * failed the start (a source that cannot start, a broken tool, an abort),
+   * everything closed.
+   */
+  static async open(
+    config: Config,
+    options: BrokerOptions,
+  ): Promise<{ broker: Broker; ready: Promise<void> }> {
     // Checked before anything is opened: a config that cannot work fails at once.
     skeletonWithRegistry(config, []);
     const { signal, log } = options;
@@ -166,35 +185,58 @@ export class Broker {
       interrupted = parts.sources.close();
     };
     signal?.addEventListener("abort", interrupt, { once: true });
+    const failed = async (err: unknown): Promise<never> => {
+      await interrupted;
+      if (broker) await broker.close();
+      else await closeBrokerParts(parts);
+      throw signal?.aborted ? (signal.reason as unknown) : err;
+    };
+    let starting: Promise<void> | undefined;
     try {
       signal?.throwIfAborted();
       const skeleton = skeletonWithRegistry(config, parts.toolRegistry.tools());
-      await parts.sources.start(skeleton.mounts, options.ignoreBroken === true);
-      signal?.throwIfAborted();
-      const { tree, problems } = await treeOfSources(
-        config,
-        skeleton,
-        parts.sources,
-        log,
-        parts.pins,
-      );
-      if (problems.length > 0 && options.ignoreBroken !== true) {
-        throw new ConfigError("tree", [
-          ...problems,
-          "start with --ignore-broken-tool to leave these out instead",
-        ]);
-      }
-      for (const p of problems) log.warn({ problem: p }, "tool left out");
-      parts.toolSearch.update(searchableTools(tree));
+      starting = parts.sources.start(skeleton.mounts, options.ignoreBroken === true);
+      // Nothing is up yet: the tree of the config's nodes, and no tools.
+      const { tree } = await treeOfSources(config, skeleton, parts.sources, log, parts.pins);
       broker = new Broker(config, parts, metrics, skeleton, tree, log);
-      return broker;
     } catch (err) {
-      await interrupted;
-      await closeBrokerParts(parts);
-      throw signal?.aborted ? (signal.reason as unknown) : err;
-    } finally {
       signal?.removeEventListener("abort", interrupt);
+      // The sources' start settles once they are closed; its own failure says nothing more.
+      starting?.catch(() => undefined);
+      return failed(err);
     }
+    const started = broker;
+    const ready = starting!
+      .then(async () => {
+        signal?.throwIfAborted();
+        await started.settleStart(options.ignoreBroken === true);
+      })
+      .catch(failed)
+      .finally(() => signal?.removeEventListener("abort", interrupt));
+    return { broker: started, ready };
+  }
+
+  /**
+   * The tree once every source has started: built whole and checked, a broken
+   * tool failing the start unless `ignoreBroken` leaves it out.
+   */
+  private async settleStart(ignoreBroken: boolean): Promise<void> {
+    await this.rebuilds.settled();
+    const { tree, problems } = await treeOfSources(
+      this.config,
+      this.skeleton,
+      this.parts.sources,
+      this.log,
+      this.parts.pins,
+    );
+    if (problems.length > 0 && !ignoreBroken) {
+      throw new ConfigError("tree", [
+        ...problems,
+        "start with --ignore-broken-tool to leave these out instead",
+      ]);
+    }
+    for (const p of problems) this.log.warn({ problem: p }, "tool left out");
+    this.swapIn(tree);
   }
 
   tree(): Tree {
@@ -521,11 +563,15 @@ export class Broker {
     await run;
   }
 
-  async close(): Promise<void> {
-    this.tasks.close();
-    this.rebuilds.stop();
-    this.registryApplies.stop();
-    await closeBrokerParts(this.parts);
+  /** Closes everything it opened; a second close waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.tasks.close();
+      this.rebuilds.stop();
+      this.registryApplies.stop();
+      await closeBrokerParts(this.parts);
+    })();
+    return this.closing;
   }
 
   /** The tree for a config and the registered tools: changed sources restarted, others kept. */
@@ -642,6 +688,13 @@ export class Broker {
     for (const listener of this.sourceListeners) listener(source, event);
   }
 
+  /** A new tree in force, searched and announced. */
+  private swapIn(tree: Tree): void {
+    this.current = tree;
+    this.parts.toolSearch.update(searchableTools(tree));
+    for (const listener of this.treeListeners) listener();
+  }
+
   /** A new tree from the sources' tools now, swapped in at once. */
   private async rebuild(): Promise<void> {
     const { tree, problems } = await treeOfSources(
@@ -652,9 +705,7 @@ export class Broker {
       this.parts.pins,
     );
     for (const p of problems) this.log.warn({ problem: p }, "tool left out");
-    this.current = tree;
-    this.parts.toolSearch.update(searchableTools(tree));
-    for (const listener of this.treeListeners) listener();
+    this.swapIn(tree);
   }
 }
 

@@ -4,7 +4,15 @@ import { Broker } from "../../src/broker/broker.js";
 import { ConfigError } from "../../src/config/errors.js";
 import { parseConfig } from "../../src/config/load.js";
 import { ConfigSchema } from "../../src/sources/kinds.js";
-import { capturingLogger, fixtureCommand, rawServerSource, silent } from "../helpers/broker.js";
+import { serveHttp } from "../../src/app/serve.js";
+import {
+  capturingLogger,
+  fixtureCommand,
+  rawServerSource,
+  silent,
+  writeConfig,
+} from "../helpers/broker.js";
+import { freePort } from "../helpers/services.js";
 
 const config = (tree: unknown) => parseConfig(JSON.stringify({ tree }), "test", ConfigSchema, {});
 const slowSource = (path: string, ms: number) => ({
@@ -133,5 +141,74 @@ describe("start-up", () => {
     expect(await run([{ path: "/a", children: [{ path: "/b" }] }])).toMatch(
       /"\/b" is not under its parent node "\/a"/,
     );
+  });
+});
+
+describe("start-up, served while the sources start", () => {
+  it("serves the config's nodes at once; each source's tools join as it comes up", async () => {
+    const started = Date.now();
+    const { broker, ready } = await Broker.open(
+      config([slowSource("/slow", 1500), slowSource("/quick", 0)]),
+      { log: silent },
+    );
+    try {
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect(broker.list("/", EVERYONE).children.map((c) => c.name)).toEqual(
+        expect.arrayContaining(["slow", "quick"]),
+      );
+      expect(broker.list("/slow", EVERYONE).children).toEqual([]);
+      await expect.poll(() => broker.list("/quick", EVERYONE).children.length).toBeGreaterThan(0);
+      await ready;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+      expect(broker.list("/slow", EVERYONE).children.length).toBeGreaterThan(0);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it("fails as a start would when a source cannot start, with everything closed", async () => {
+    const failing = {
+      path: "/bad",
+      source: { backend: "stdio", command: fixtureCommand(), env: { FIXTURE_FAIL: "1" } },
+    };
+    const { broker, ready } = await Broker.open(config([slowSource("/ok", 0), failing]), {
+      log: silent,
+    });
+    await expect(ready).rejects.toThrow(/\/bad: source \/bad could not start/);
+    expect(broker.health().sources["/ok"]?.state).not.toBe("up");
+  });
+
+  it("answers HTTP before every source is up, and lets go of its port when the start fails", async () => {
+    const port = await freePort();
+    const serving = serveHttp({
+      host: "127.0.0.1",
+      port,
+      configFile: writeConfig({
+        tree: [
+          slowSource("/slow", 1500),
+          {
+            path: "/bad",
+            source: {
+              backend: "stdio",
+              command: fixtureCommand(),
+              env: { FIXTURE_FAIL: "1", FIXTURE_DELAY_MS: "1000" },
+            },
+          },
+        ],
+      }),
+      log: silent,
+    });
+    const outcome = serving.then(
+      () => "served",
+      (err: Error) => err.message,
+    );
+    let health: Response | undefined;
+    while (health === undefined) {
+      health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+    }
+    expect(health.status).toBe(503);
+    expect(await Promise.race([outcome, "still starting"])).toBe("still starting");
+    expect(await outcome).toMatch(/\/bad: source \/bad could not start/);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
   });
 });
