@@ -1,5 +1,4 @@
 import { readFile, stat } from "node:fs/promises";
-import { dereference, normalize, upgrade } from "@scalar/openapi-parser";
 import { BrokerError } from "../../contract/errors.js";
 import { HostAllowlist } from "../../net/host-allowlist.js";
 import { guardedRequest } from "../../net/guarded-request.js";
@@ -18,6 +17,8 @@ export type OpenApiDocument = Record<string, unknown>;
  * read, parsed or resolved fails the source's start, saying why.
  */
 export async function loadDocument(spec: string, signal?: AbortSignal): Promise<OpenApiDocument> {
+  // The parser is a hundred modules: loaded by the first OpenAPI source, not by every start.
+  const { dereference, normalize, upgrade } = await import("@scalar/openapi-parser");
   const text = /^https?:\/\//.test(spec) ? await fetchText(spec, signal) : await readText(spec);
   let parsed: unknown;
   try {
