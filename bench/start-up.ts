@@ -69,8 +69,11 @@ async function floorOnce(): Promise<number> {
 }
 
 const built = existsSync(`${root}/dist/main.js`);
+// Another build of the program, to compare a change with what it changes in one run.
+const other = process.env.BENCH_OTHER_BUILD;
 const ways: Record<string, string[]> = {
   ...(built ? { "node dist/main.js demo (mcp-broker)": ["dist/main.js", "demo"] } : {}),
+  ...(other ? { [`node ${other} demo (BENCH_OTHER_BUILD)`]: [other, "demo"] } : {}),
   "node --import tsx src/cli.ts demo (npm start)": ["--import", "tsx", "src/cli.ts", "demo"],
 };
 const runs = Object.fromEntries(
