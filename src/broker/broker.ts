@@ -222,13 +222,7 @@ export class Broker {
    */
   private async settleStart(ignoreBroken: boolean): Promise<void> {
     await this.rebuilds.settled();
-    const { tree, problems } = await treeOfSources(
-      this.config,
-      this.skeleton,
-      this.parts.sources,
-      this.log,
-      this.parts.pins,
-    );
+    const { tree, problems } = await this.treeNow();
     if (problems.length > 0 && !ignoreBroken) {
       throw new ConfigError("tree", [
         ...problems,
@@ -695,15 +689,14 @@ export class Broker {
     for (const listener of this.treeListeners) listener();
   }
 
+  /** The tree of the config and the sources' tools as they are now, and its problems. */
+  private treeNow(): ReturnType<typeof treeOfSources> {
+    return treeOfSources(this.config, this.skeleton, this.parts.sources, this.log, this.parts.pins);
+  }
+
   /** A new tree from the sources' tools now, swapped in at once. */
   private async rebuild(): Promise<void> {
-    const { tree, problems } = await treeOfSources(
-      this.config,
-      this.skeleton,
-      this.parts.sources,
-      this.log,
-      this.parts.pins,
-    );
+    const { tree, problems } = await this.treeNow();
     for (const p of problems) this.log.warn({ problem: p }, "tool left out");
     this.swapIn(tree);
   }
