@@ -146,20 +146,19 @@ describe("start-up", () => {
 
 describe("start-up, served while the sources start", () => {
   it("serves the config's nodes at once; each source's tools join as it comes up", async () => {
-    const started = Date.now();
     const { broker, ready } = await Broker.open(
       config([slowSource("/slow", 1500), slowSource("/quick", 0)]),
       { log: silent },
     );
     try {
-      expect(Date.now() - started).toBeLessThan(1500);
+      expect(broker.health().sources["/slow"]?.up).toBe(false);
       expect(broker.list("/", EVERYONE).children.map((c) => c.name)).toEqual(
         expect.arrayContaining(["slow", "quick"]),
       );
       expect(broker.list("/slow", EVERYONE).children).toEqual([]);
       await expect.poll(() => broker.list("/quick", EVERYONE).children.length).toBeGreaterThan(0);
       await ready;
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+      expect(broker.health().sources["/slow"]?.up).toBe(true);
       expect(broker.list("/slow", EVERYONE).children.length).toBeGreaterThan(0);
     } finally {
       await broker.close();
@@ -198,15 +197,17 @@ describe("start-up, served while the sources start", () => {
       }),
       log: silent,
     });
+    let settled = false;
     const outcome = serving.then(
       () => "served",
       (err: Error) => err.message,
     );
+    void outcome.finally(() => (settled = true));
     let health: Response | undefined;
-    while (health === undefined) {
+    while (health === undefined && !settled) {
       health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
     }
-    expect(health.status).toBe(503);
+    expect(health?.status).toBe(503);
     expect(await Promise.race([outcome, "still starting"])).toBe("still starting");
     expect(await outcome).toMatch(/\/bad: source \/bad could not start/);
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
