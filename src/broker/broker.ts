@@ -105,6 +105,11 @@ export class Broker {
   readonly approvals: ApprovalDesk;
   private taskSettings: TaskSettings;
   private closing: Promise<void> | undefined;
+  /**
+   * Whether the start is over. Until then the tree is rebuilt as each source
+   * comes up, and what does not fit is said once, by the start's last build.
+   */
+  private started = false;
 
   private constructor(
     private config: Config,
@@ -222,14 +227,16 @@ export class Broker {
    */
   private async settleStart(ignoreBroken: boolean): Promise<void> {
     await this.rebuilds.settled();
-    const { tree, problems } = await this.treeNow();
+    const { tree, problems, warnings } = await this.treeNow();
+    this.warnAll(warnings, "config does not fit the tools");
     if (problems.length > 0 && !ignoreBroken) {
       throw new ConfigError("tree", [
         ...problems,
         "start with --ignore-broken-tool to leave these out instead",
       ]);
     }
-    for (const p of problems) this.log.warn({ problem: p }, "tool left out");
+    this.warnAll(problems, "tool left out");
+    this.started = true;
     this.swapIn(tree);
   }
 
@@ -696,9 +703,16 @@ export class Broker {
 
   /** A new tree from the sources' tools now, swapped in at once. */
   private async rebuild(): Promise<void> {
-    const { tree, problems } = await this.treeNow();
-    for (const p of problems) this.log.warn({ problem: p }, "tool left out");
+    const { tree, problems, warnings } = await this.treeNow();
+    if (this.started) {
+      this.warnAll(warnings, "config does not fit the tools");
+      this.warnAll(problems, "tool left out");
+    }
     this.swapIn(tree);
+  }
+
+  private warnAll(problems: readonly string[], message: string): void {
+    for (const problem of problems) this.log.warn({ problem }, message);
   }
 }
 

@@ -10,8 +10,8 @@ import type { SourcePool } from "./source-pool.js";
  * The tree of a config with the tools its sources list now, as far as their
  * pinned definitions trust them. A source whose
  * list fails counts as having none (it is logged); what does not fit the
- * config is logged as a warning, and what cannot be mounted is a problem for
- * the caller to refuse or leave out.
+ * config (warnings) and what cannot be mounted (problems, to refuse or leave
+ * out) are the caller's to say.
  */
 export async function treeOfSources(
   config: Config,
@@ -19,7 +19,7 @@ export async function treeOfSources(
   sources: SourcePool,
   log: Logger,
   pins: PinBook,
-): Promise<{ tree: Tree; problems: string[] }> {
+): Promise<{ tree: Tree; problems: string[]; warnings: string[] }> {
   const lists = await Promise.all(
     skeleton.mounts.map(async (m) => {
       const tools = sources.has(m.id)
@@ -33,7 +33,5 @@ export async function treeOfSources(
   );
   // What pinning holds back (a changed definition under `enforce`) is not mounted at all.
   const trusted = await pins.review(skeleton.mounts, new Map(lists));
-  const { tree, problems, warnings } = buildTree(config, skeleton, trusted);
-  for (const w of warnings) log.warn({ problem: w }, "config does not fit the tools");
-  return { tree, problems };
+  return buildTree(config, skeleton, trusted);
 }

@@ -165,6 +165,25 @@ describe("start-up, served while the sources start", () => {
     }
   });
 
+  it("says once what does not fit the config, not again as each source comes up", async () => {
+    const { log, lines } = capturingLogger();
+    const misfit = {
+      ...slowSource("/quick", 0),
+      source: { ...slowSource("/quick", 0).source, tool_overrides: { nope: { summary: "x" } } },
+    };
+    const { broker, ready } = await Broker.open(
+      config([misfit, slowSource("/slow", 1000), slowSource("/slower", 1500)]),
+      { log },
+    );
+    try {
+      await ready;
+      const said = lines().filter((l) => String(l.problem ?? "").includes('names tool "nope"'));
+      expect(said).toHaveLength(1);
+    } finally {
+      await broker.close();
+    }
+  });
+
   it("fails as a start would when a source cannot start, with everything closed", async () => {
     const failing = {
       path: "/bad",
