@@ -100,6 +100,34 @@ describe.runIf(hasRedis)("a Redis store's leases", () => {
     expect(await store.admit([wide])).toEqual({ admitted: true });
   });
 
+  it("claim a key with every bucket leased, and give the token back when the key is held", async () => {
+    const prefix = `mcp-broker-test:${run}:claim:`;
+    const store = await instance(prefix);
+    const raw = new Redis(REDIS_URL, { keyPrefix: prefix });
+    try {
+      const bucket = { key: "b", perMinute: 0.001, burst: 3000 };
+      const claim = { key: "c", value: "mine", leaseMs: 60_000 };
+      expect(await store.admit([bucket])).toEqual({ admitted: true }); // a lease of 3: 2 held
+      expect(await store.admit([bucket], claim)).toEqual({ admitted: true }); // 1 held
+      expect(await raw.get("c")).toBe("mine");
+      expect(await raw.pttl("c")).toBeGreaterThan(59_000);
+      expect(await store.admit([bucket], { ...claim, value: "other" })).toEqual({
+        admitted: false,
+        held: "mine",
+      });
+      // The held claim gave its token back: one left in the lease, and none asked of Redis.
+      expect(await store.admit([bucket])).toEqual({ admitted: true });
+      const { tokens } = JSON.parse((await raw.get("b"))!) as { tokens: number };
+      expect(Math.floor(tokens)).toBe(2997);
+      // A claim that lapsed is taken anew.
+      await raw.del("c");
+      expect(await store.admit([], { ...claim, value: "next" })).toEqual({ admitted: true });
+      expect(await raw.get("c")).toBe("next");
+    } finally {
+      raw.disconnect();
+    }
+  });
+
   it("three instances admit within 1% of the burst, and never above it", async () => {
     await fc.assert(
       fc.asyncProperty(
