@@ -1,6 +1,6 @@
 /** Processes a benchmark starts: brokers and peers, each stopped when the run ends. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,6 +8,24 @@ import { freePort, reachable } from "../test/helpers/services.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const children: ChildProcess[] = [];
+
+/**
+ * The built program, as an installed `mcp-broker` runs it (`npm run bench`
+ * builds it first). Run from source, tsx compiles every function with its
+ * name kept, a property store of its own each: that adds to what a call and
+ * a session cost, and is not what users run.
+ */
+export function builtBroker(): string {
+  const main = join(root, "dist/main.js");
+  if (!existsSync(main)) throw new Error("dist/ is not built: run npm run build first");
+  return main;
+}
+
+/** A module of the built program, typed as its source: for benchmarks that run the broker in process. */
+export function builtModule<T>(path: string): Promise<T> {
+  builtBroker();
+  return import(join(root, "dist", path)) as Promise<T>;
+}
 
 export function stopChildren(): void {
   for (const child of children) child.kill("SIGTERM");
@@ -67,9 +85,7 @@ export async function broker(config: unknown): Promise<{ child: ChildProcess; po
   const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-bench-")), "config.json");
   writeFileSync(file, JSON.stringify(config));
   const path = `${join(root, "node_modules/.bin")}:${process.env.PATH}`;
-  return start(["--import", "tsx", "src/cli.ts", "127.0.0.1:0", file, "--log-level", "info"], {
-    PATH: path,
-  });
+  return start([builtBroker(), "127.0.0.1:0", file, "--log-level", "info"], { PATH: path });
 }
 
 /** Whether something accepts connections on Redis's port. */

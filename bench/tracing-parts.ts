@@ -36,7 +36,7 @@ import {
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace";
 import { pino } from "pino";
-import { serveHttp } from "../src/app/serve.js";
+import { builtModule } from "./processes.js";
 import { echoConfig } from "./echo-configs.js";
 import { machineLine } from "./machine.js";
 import { median, sequential } from "./stats.js";
@@ -70,6 +70,8 @@ async function main(): Promise<void> {
   const sink = await loopbackSink();
   const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-bench-")), "config.json");
   writeFileSync(file, JSON.stringify(echoConfig));
+  // The built program, as users run it (see builtBroker).
+  const { serveHttp } = await builtModule<typeof import("../src/app/serve.js")>("app/serve.js");
   const server = await serveHttp({
     host: "127.0.0.1",
     port: 0,

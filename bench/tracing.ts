@@ -16,7 +16,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { echoConfig } from "./echo-configs.js";
 import { cpuSeconds } from "./process-cpu.js";
-import { start, stopChildren } from "./processes.js";
+import { builtBroker, start, stopChildren } from "./processes.js";
 import { median, sequential } from "./stats.js";
 import { machineLine } from "./machine.js";
 
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const sink = await collector();
   const file = join(mkdtempSync(join(tmpdir(), "mcp-broker-bench-")), "config.json");
   writeFileSync(file, JSON.stringify(echoConfig));
-  const args = ["--import", "tsx", "src/cli.ts", "127.0.0.1:0", file, "--log-level", "info"];
+  const args = [builtBroker(), "127.0.0.1:0", file, "--log-level", "info"];
   const off = await start(args);
   const on = await start(args, {
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}`,
