@@ -9,7 +9,11 @@ const examples = fileURLToPath(new URL("../examples", import.meta.url));
 /**
  * The demo config as `npm start` reads it, its relative paths resolved from
  * examples/: a benchmark writes it elsewhere, where they would mean nothing.
+ * What loading adds that a config file may not say (the pins' config folder,
+ * which is the folder of the file it is read from) is left out.
  */
-export function demoConfig(): Promise<Config> {
-  return loadConfig(join(examples, "demo.json"), ConfigSchema);
+export async function demoConfig(): Promise<Config> {
+  const config = await loadConfig(join(examples, "demo.json"), ConfigSchema);
+  const { mode, store } = config.pinning;
+  return { ...config, pinning: { mode, store } } as Config;
 }
