@@ -9,17 +9,25 @@
  * Set-ups: no SDK; spans that no sampler keeps (the instrumentation's own
  * work); spans kept but given to no processor; spans batched to an exporter
  * that drops them; the whole of it (batched, OTLP/HTTP protobuf to a loopback
- * sink, and the duration metric); and the floor, what any instrumentation
+ * sink, and the duration metric); and two floors, what any instrumentation
  * with two spans and the metric costs at least: the broker untraced, and the
- * client making two bare spans (no attributes, no context, no propagation)
- * and one record around each call, on the same thread.
+ * client making two spans and one record around each call, on the same
+ * thread, bare (no attributes, no context, no propagation) or as the MCP
+ * conventions have them.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { context, metrics, propagation, ProxyTracerProvider, trace } from "@opentelemetry/api";
+import {
+  context,
+  metrics,
+  propagation,
+  ProxyTracerProvider,
+  SpanKind,
+  trace,
+} from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
@@ -49,11 +57,14 @@ interface SetUp {
   readonly traces?: { sampler: Sampler; processor: SpanProcessor };
   readonly metrics?: boolean;
   /**
-   * The floor: the broker untraced, and the client around each call doing
-   * the least two spans and the metric can cost (started, ended, batched to
-   * OTLP, one record), with no attributes, context or propagation.
+   * A floor: the broker untraced, and the client around each call doing the
+   * least two spans and the metric can cost (started, ended, batched to
+   * OTLP, one record): `bare`, with no attributes, context or propagation;
+   * `conventions`, with what the MCP conventions ask of them (the
+   * attributes the broker sets, the CLIENT span the SERVER span's child,
+   * its `traceparent` injected into a carrier).
    */
-  readonly floor?: true;
+  readonly floor?: "bare" | "conventions";
 }
 
 async function loopbackSink(): Promise<string> {
@@ -139,7 +150,12 @@ async function main(): Promise<void> {
       traces: toOtlp,
       metrics: true,
     },
-    { name: "floor: two bare spans to OTLP, and the metric", traces: toOtlp, floor: true },
+    { name: "floor: two bare spans to OTLP, and the metric", traces: toOtlp, floor: "bare" },
+    {
+      name: "floor: two spans as the conventions have them, to OTLP, and the metric",
+      traces: toOtlp,
+      floor: "conventions",
+    },
   ];
   const use = (setUp: SetUp) => {
     proxy.setDelegate(setUp.traces && !setUp.floor ? provider : noTracing);
@@ -167,7 +183,42 @@ async function main(): Promise<void> {
     server.end();
     bareDuration.record((performance.now() - started) / 1000, bareAttributes);
   };
-  const callOf = (setUp: SetUp) => (setUp.floor ? bareCall : call);
+  const serverAttributes = {
+    "mcp.method.name": "tools/call",
+    "gen_ai.tool.name": "echo",
+    "gen_ai.operation.name": "execute_tool",
+    "mcp_broker.path": "/e/echo",
+  };
+  const clientAttributes = {
+    "mcp.method.name": "tools/call",
+    "gen_ai.tool.name": "echo",
+    "gen_ai.operation.name": "execute_tool",
+    "mcp_broker.source": "/e",
+  };
+  const metricAttributes = { "mcp.method.name": "tools/call", "gen_ai.tool.name": "echo" };
+  const conventionsCall = async () => {
+    const parent = context.active();
+    const server = bareTracer.startSpan(
+      "tools/call echo",
+      { kind: SpanKind.SERVER, attributes: serverAttributes },
+      parent,
+    );
+    const inServer = trace.setSpan(parent, server);
+    const client = bareTracer.startSpan(
+      "tools/call echo",
+      { kind: SpanKind.CLIENT, attributes: clientAttributes },
+      inServer,
+    );
+    const carrier: Record<string, string> = {};
+    propagation.inject(trace.setSpan(inServer, client), carrier);
+    const started = performance.now();
+    await context.with(trace.setSpan(inServer, client), call);
+    client.end();
+    server.end();
+    bareDuration.record((performance.now() - started) / 1000, metricAttributes);
+  };
+  const callOf = (setUp: SetUp) =>
+    setUp.floor === "bare" ? bareCall : setUp.floor === "conventions" ? conventionsCall : call;
   for (const setUp of setUps) {
     use(setUp);
     await sequential(callOf(setUp), 500);
