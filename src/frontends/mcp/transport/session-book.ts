@@ -16,7 +16,7 @@ export interface SessionLimits {
   readonly maxPerPrincipal?: number | undefined;
 }
 
-/** Defaults that keep a small machine's memory bounded (~25 MB of sessions at most). */
+/** Defaults that keep a small machine's memory bounded (1000 sessions, each with a stream: ~31 MB of heap). */
 export const DEFAULT_SESSION_LIMITS: SessionLimits = { max: 1000, idleTimeoutMs: 30 * 60_000 };
 
 /** Whether a new session may open, and if not, whose limit stops it. */
