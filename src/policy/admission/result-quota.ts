@@ -44,7 +44,8 @@ class TokenAccount {
     // Results of one quota share a TTL, so they come in expiry order; a clock set back does not.
     let at = this.kept.length;
     while (at > this.head && this.kept[at - 1]!.until > result.until) at--;
-    this.kept.splice(at, 0, result);
+    if (at === this.kept.length) this.kept.push(result);
+    else this.kept.splice(at, 0, result);
     this.bytes += result.bytes;
   }
 }
