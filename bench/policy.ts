@@ -204,6 +204,11 @@ async function main(): Promise<void> {
               "token, rate limit, idempotency key (Redis)",
               "token, rate limit, idempotency key (memory)",
             ),
+            ...against(
+              "A keyed call on Redis against its floor",
+              "token, rate limit, idempotency key (Redis)",
+              "floor: memory, idempotency key, a bare Redis round trip and write",
+            ),
           ]
         : ["Redis not reachable at 127.0.0.1:6379: no Redis rows."]),
       ...(viaSocket
@@ -217,6 +222,11 @@ async function main(): Promise<void> {
               "Redis by its Unix socket against memory, with a key",
               "token, rate limit of burst 1,000, idempotency key (Redis, Unix socket)",
               "token, rate limit, idempotency key (memory)",
+            ),
+            ...against(
+              "A keyed call on Redis by its Unix socket against its floor",
+              "token, rate limit of burst 1,000, idempotency key (Redis, Unix socket)",
+              "floor: memory, idempotency key, a bare Redis round trip and write",
             ),
           ]
         : ["No redis-server to start on a Unix socket: no socket rows."]),
