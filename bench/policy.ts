@@ -224,7 +224,7 @@ async function main(): Promise<void> {
               "token, rate limit, idempotency key (memory)",
             ),
             ...against(
-              "A keyed call on Redis by its Unix socket against its floor",
+              "A keyed call on Redis by its Unix socket against the floor (measured over TCP)",
               "token, rate limit of burst 1,000, idempotency key (Redis, Unix socket)",
               "floor: memory, idempotency key, a bare Redis round trip and write",
             ),
