@@ -20,6 +20,26 @@ afterAll(async () => {
   await Promise.all(opened.map((s) => s.close()));
 });
 
+/** An instance's store on a prefix of its own, and a plain client that reads what it wrote there. */
+async function withStoreAndRedis(
+  name: string,
+  body: (store: RedisStore, raw: Redis) => Promise<void>,
+): Promise<void> {
+  const prefix = `mcp-broker-test:${run}:${name}:`;
+  const store = await instance(prefix);
+  const raw = new Redis(REDIS_URL, { keyPrefix: prefix });
+  try {
+    await body(store, raw);
+  } finally {
+    raw.disconnect();
+  }
+}
+
+/** The whole tokens a bucket holds in Redis. */
+async function tokensIn(raw: Redis, key: string): Promise<number> {
+  return Math.floor((JSON.parse((await raw.get(key))!) as { tokens: number }).tokens);
+}
+
 describe("bucket leases", () => {
   it("lease a thousandth of the burst, and count a burst under 2,000 call by call", () => {
     const bucket = (burst: number): Bucket => ({ key: "b", perMinute: 60, burst });
@@ -53,40 +73,27 @@ describe("bucket leases", () => {
 
 describe.runIf(hasRedis)("a Redis store's leases", () => {
   it("take a lease's worth from the shared bucket, then spend it without asking", async () => {
-    const prefix = `mcp-broker-test:${run}:lease:`;
-    const store = await instance(prefix);
-    const raw = new Redis(REDIS_URL, { keyPrefix: prefix });
-    const tokensInRedis = async () =>
-      Math.floor((JSON.parse((await raw.get("b"))!) as { tokens: number }).tokens);
-    try {
+    await withStoreAndRedis("lease", async (store, raw) => {
       const bucket = { key: "b", perMinute: 0.001, burst: 5000 };
       expect(await store.admit([bucket])).toEqual({ admitted: true });
-      expect(await tokensInRedis()).toBe(4995);
+      expect(await tokensIn(raw, "b")).toBe(4995);
       for (let i = 0; i < 4; i++) expect(await store.admit([bucket])).toEqual({ admitted: true });
-      expect(await tokensInRedis()).toBe(4995);
+      expect(await tokensIn(raw, "b")).toBe(4995);
       expect(await store.admit([bucket])).toEqual({ admitted: true });
-      expect(await tokensInRedis()).toBe(4990);
-    } finally {
-      raw.disconnect();
-    }
+      expect(await tokensIn(raw, "b")).toBe(4990);
+    });
   });
 
   it("keep a lease through a quiet spell: a seldom-called bucket is drained by calls, not leases", async () => {
-    const prefix = `mcp-broker-test:${run}:quiet:`;
-    const store = await instance(prefix);
-    const raw = new Redis(REDIS_URL, { keyPrefix: prefix });
-    try {
+    await withStoreAndRedis("quiet", async (store, raw) => {
       const bucket = { key: "b", perMinute: 0.001, burst: 3000 };
       for (let call = 0; call < 3; call++) {
         expect(await store.admit([bucket])).toEqual({ admitted: true });
         await new Promise((r) => setTimeout(r, 600));
       }
       // Three calls over almost two seconds took one lease of three from Redis, no more.
-      const { tokens } = JSON.parse((await raw.get("b"))!) as { tokens: number };
-      expect(Math.floor(tokens)).toBe(2997);
-    } finally {
-      raw.disconnect();
-    }
+      expect(await tokensIn(raw, "b")).toBe(2997);
+    });
   });
 
   it("spend a lease's token only when every bucket admits, and give it back otherwise", async () => {
@@ -101,10 +108,7 @@ describe.runIf(hasRedis)("a Redis store's leases", () => {
   });
 
   it("claim a key with every bucket leased, and give the token back when the key is held", async () => {
-    const prefix = `mcp-broker-test:${run}:claim:`;
-    const store = await instance(prefix);
-    const raw = new Redis(REDIS_URL, { keyPrefix: prefix });
-    try {
+    await withStoreAndRedis("claim", async (store, raw) => {
       const bucket = { key: "b", perMinute: 0.001, burst: 3000 };
       const claim = { key: "c", value: "mine", leaseMs: 60_000 };
       expect(await store.admit([bucket])).toEqual({ admitted: true }); // a lease of 3: 2 held
@@ -117,15 +121,12 @@ describe.runIf(hasRedis)("a Redis store's leases", () => {
       });
       // The held claim gave its token back: one left in the lease, and none asked of Redis.
       expect(await store.admit([bucket])).toEqual({ admitted: true });
-      const { tokens } = JSON.parse((await raw.get("b"))!) as { tokens: number };
-      expect(Math.floor(tokens)).toBe(2997);
+      expect(await tokensIn(raw, "b")).toBe(2997);
       // A claim that lapsed is taken anew.
       await raw.del("c");
       expect(await store.admit([], { ...claim, value: "next" })).toEqual({ admitted: true });
       expect(await raw.get("c")).toBe("next");
-    } finally {
-      raw.disconnect();
-    }
+    });
   });
 
   it("three instances admit within 1% of the burst, and never above it", async () => {
