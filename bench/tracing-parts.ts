@@ -44,6 +44,13 @@ import {
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace";
 import { pino } from "pino";
+import {
+  BACKEND_SOURCE,
+  BROKER_PATH,
+  GEN_AI_OPERATION,
+  GEN_AI_TOOL,
+  MCP_METHOD,
+} from "../src/telemetry/mcp-attributes.js";
 import { builtModule } from "./processes.js";
 import { echoConfig } from "./echo-configs.js";
 import { machineLine } from "./machine.js";
@@ -166,7 +173,7 @@ async function main(): Promise<void> {
   // The floor's own tracer and histogram, taken from the providers, not the globals.
   const bareTracer = provider.getTracer("floor");
   const bareDuration = meters.getMeter("floor").createHistogram("mcp.server.operation.duration");
-  const bareAttributes = { "mcp.method.name": "tools/call" };
+  const bareAttributes = { [MCP_METHOD]: "tools/call" };
 
   const body = JSON.stringify({ path: "/e/echo", args: { message: "hello" } });
   const call = async () => {
@@ -183,19 +190,15 @@ async function main(): Promise<void> {
     server.end();
     bareDuration.record((performance.now() - started) / 1000, bareAttributes);
   };
-  const serverAttributes = {
-    "mcp.method.name": "tools/call",
-    "gen_ai.tool.name": "echo",
-    "gen_ai.operation.name": "execute_tool",
-    "mcp_broker.path": "/e/echo",
+  // The attributes the broker gives each span and the metric of this call (telemetry/).
+  const named = {
+    [MCP_METHOD]: "tools/call",
+    [GEN_AI_TOOL]: "echo",
+    [GEN_AI_OPERATION]: "execute_tool",
   };
-  const clientAttributes = {
-    "mcp.method.name": "tools/call",
-    "gen_ai.tool.name": "echo",
-    "gen_ai.operation.name": "execute_tool",
-    "mcp_broker.source": "/e",
-  };
-  const metricAttributes = { "mcp.method.name": "tools/call", "gen_ai.tool.name": "echo" };
+  const serverAttributes = { ...named, [BROKER_PATH]: "/e/echo" };
+  const clientAttributes = { ...named, [BACKEND_SOURCE]: "/e" };
+  const metricAttributes = { [MCP_METHOD]: "tools/call", [GEN_AI_TOOL]: "echo" };
   const conventionsCall = async () => {
     const parent = context.active();
     const server = bareTracer.startSpan(
