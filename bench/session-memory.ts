@@ -38,24 +38,22 @@ function client(url: string): void {
     "mcp-protocol-version": "2025-11-25",
   });
   const streams: Response[] = [];
-  const steps: Record<string, (step: Step) => Promise<void>> = {
-    open: async (step) => {
-      for (let i = 0; i < (step as { open: number }).open; i++) {
+  const take = async (step: Step): Promise<void> => {
+    if ("open" in step) {
+      for (let i = 0; i < step.open; i++) {
         const res = await postMcp(`${url}/mcp`, INITIALIZE);
         await res.text();
         const id = res.headers.get("mcp-session-id");
         if (!id) throw new Error(`no session: HTTP ${res.status}`);
         ids.push(id);
       }
-    },
-    close: async () => {
+    } else if ("close" in step) {
       for (const id of ids) {
         const res = await fetch(`${url}/mcp`, { method: "DELETE", headers: headersOf(id) });
         await res.text();
       }
       ids = [];
-    },
-    streams: async () => {
+    } else {
       for (const id of ids) {
         const res = await fetch(`${url}/mcp`, {
           headers: { accept: "text/event-stream", ...headersOf(id) },
@@ -63,10 +61,10 @@ function client(url: string): void {
         if (res.status !== 200) throw new Error(`no stream: HTTP ${res.status}`);
         streams.push(res);
       }
-    },
+    }
   };
   process.on("message", (step: Step) => {
-    void steps[Object.keys(step)[0]!]!(step).then(
+    void take(step).then(
       () => process.send!("done"),
       (err: Error) => {
         console.error(err);
