@@ -3,8 +3,10 @@
  * each gateway with the SDK clients users really connect with (1.x for
  * Streamable HTTP and HTTP+SSE sessions, 2.x for stateless 2026-07-28),
  * side by side in one run: mcp-broker (each server as itself at `/mcp/e`, and
- * flat tools at `/mcp`), mcp-hub, supergateway, mcp-proxy, and a floor: the
- * least a gateway could do (bench/floor-gateway.ts). What each gateway's own
+ * flat tools at `/mcp`), mcp-hub, supergateway, mcp-proxy, a floor: the
+ * least a gateway could do (bench/floor-gateway.ts), and for reference a
+ * gateway of the SDK's parts as documented (bench/sdk-gateway.ts), the parts
+ * the broker is built on. What each gateway's own
  * process spends per call (CPU µs from /proc) is the measure that counts on
  * 2 cores, where throughput mostly measures the clients.
  */
@@ -87,6 +89,14 @@ async function main(): Promise<void> {
     "stdio",
   ]);
   const floorUrl = `http://127.0.0.1:${floor.port}/mcp`;
+  const sdkGateway = await start([
+    "--import",
+    "tsx",
+    join(root, "bench/sdk-gateway.ts"),
+    process.execPath,
+    everything,
+    "stdio",
+  ]);
   const flat = flatName("/e/echo");
 
   const gateway = await startSupergateway();
@@ -100,6 +110,11 @@ async function main(): Promise<void> {
       name: "floor: a minimal gateway, SDK 1.x client (plain JSON)",
       makeCall: legacyCaller(http(floorUrl), "echo"),
       pids: () => [floor.child.pid!, ...childPids(floor.child.pid!)],
+    },
+    {
+      name: "reference: the SDK's server and client as documented, SDK 1.x client (2025-11-25 session)",
+      makeCall: legacyCaller(http(`http://127.0.0.1:${sdkGateway.port}/mcp`), "echo"),
+      pids: () => [sdkGateway.child.pid!, ...childPids(sdkGateway.child.pid!)],
     },
     {
       name: "mcp-broker /mcp/e, SDK 1.x client (2025-11-25 session)",
@@ -144,13 +159,14 @@ async function main(): Promise<void> {
   ]);
 
   const fmt = (n: number) => n.toFixed(3);
-  const floorRow = rows[0]!;
-  const peers = rows.filter((r) => !r.name.startsWith("mcp-broker") && r !== floorRow);
+  const [floorRow, sdkGatewayRow] = rows as [Row, Row];
+  const peers = rows.filter(
+    (r) => !r.name.startsWith("mcp-broker") && r !== floorRow && r !== sdkGatewayRow,
+  );
   const best = [...peers].sort((a, b) => b.throughput - a.throughput)[0]!;
   const leanest = [...peers].sort((a, b) => a.cpuUs[0]! - b.cpuUs[0]!)[0]!;
   const ours = rows.filter((r) => r.name.startsWith("mcp-broker"));
-  const legacy = rows[1]!;
-  const modern = rows[2]!;
+  const [legacy, modern] = ours as [Row, Row];
   console.log(
     [
       machineLine(),
@@ -163,7 +179,11 @@ async function main(): Promise<void> {
           `| ${r.name} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.throughput.toFixed(0)} | ${(r.throughput / best.throughput).toFixed(2)} | ${cpu(r)} | ${(r.cpuUs[0]! / leanest.cpuUs[0]!).toFixed(2)} | ${(r.cpuUs[0]! / floorRow.cpuUs[0]!).toFixed(2)} |`,
       ),
       "",
-      `The leanest peer by front CPU: ${leanest.name}, ${leanest.cpuUs[0]!.toFixed(0)} µs/call; the floor ${floorRow.cpuUs[0]!.toFixed(0)} µs/call.`,
+      `The leanest peer by front CPU: ${leanest.name}, ${leanest.cpuUs[0]!.toFixed(0)} µs/call; the floor ${floorRow.cpuUs[0]!.toFixed(0)} µs/call; the SDK's parts as documented ${sdkGatewayRow.cpuUs[0]!.toFixed(0)} µs/call.`,
+      ...ours.map(
+        (r) =>
+          `${r.name}: front CPU ${(r.cpuUs[0]! / sdkGatewayRow.cpuUs[0]!).toFixed(2)}× that of the SDK's parts as documented.`,
+      ),
       ...ours.map(
         (r) =>
           `${r.name}: ${(r.throughput / best.throughput).toFixed(2)}× the best peer's throughput (${best.name}), p99 ${fmt(r.p99)} ms against ${fmt(best.p99)} ms.`,
