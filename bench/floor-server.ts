@@ -7,10 +7,8 @@ import { randomUUID } from "node:crypto";
 import { serve } from "@hono/node-server";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { Hono } from "hono";
 import { z } from "zod";
-
-const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+import { sessionsApp } from "./sessions-app.js";
 
 function createServer(): McpServer {
   const server = new McpServer({ name: "floor", version: "1.0.0" });
@@ -24,17 +22,13 @@ function createServer(): McpServer {
   return server;
 }
 
-const app = new Hono();
-app.all("/mcp", async (c) => {
-  const id = c.req.header("mcp-session-id");
-  const existing = id === undefined ? undefined : sessions.get(id);
-  if (existing) return existing.handleRequest(c.req.raw);
+const app = sessionsApp(async (keep) => {
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
-    onsessioninitialized: (sid) => void sessions.set(sid, transport),
+    onsessioninitialized: keep,
   });
   await createServer().connect(transport);
-  return transport.handleRequest(c.req.raw);
+  return transport;
 });
 
 serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) =>

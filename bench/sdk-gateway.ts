@@ -17,8 +17,8 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type CallToolResult,
 } from "@modelcontextprotocol/server";
-import { Hono } from "hono";
 import { z } from "zod";
+import { sessionsApp } from "./sessions-app.js";
 
 const [command, ...args] = process.argv.slice(2);
 const backend = new Client({ name: "sdk-gateway", version: "1" });
@@ -39,19 +39,14 @@ function createServer(): Server {
   return server;
 }
 
-const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-const app = new Hono();
-app.all("/mcp", async (c) => {
-  const id = c.req.header("mcp-session-id");
-  const existing = id === undefined ? undefined : sessions.get(id);
-  if (existing) return existing.handleRequest(c.req.raw);
+const app = sessionsApp(async (keep) => {
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
     enableJsonResponse: true,
-    onsessioninitialized: (sid) => void sessions.set(sid, transport),
+    onsessioninitialized: keep,
   });
   await createServer().connect(transport);
-  return transport.handleRequest(c.req.raw);
+  return transport;
 });
 
 serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) =>
