@@ -54,6 +54,22 @@ function modernCaller(url: string, tool: string) {
   };
 }
 
+/** One of the benchmarks' own gateways (a script in bench/) in front of a stdio server-everything. */
+async function benchGateway(script: string): Promise<{ url: string; pids: () => number[] }> {
+  const { child, port } = await start([
+    "--import",
+    "tsx",
+    join(root, script),
+    process.execPath,
+    everything,
+    "stdio",
+  ]);
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    pids: () => [child.pid!, ...childPids(child.pid!)],
+  };
+}
+
 async function main(): Promise<void> {
   const brokerProcess = await broker(echoConfig);
   const brokerUrl = `http://127.0.0.1:${brokerProcess.port}`;
@@ -80,23 +96,8 @@ async function main(): Promise<void> {
   // mcp-hub answers HTTP before its backend is up; its tools appear once it is.
   await waitForTool(`http://127.0.0.1:${hubPort}/mcp`, "everything__echo");
 
-  const floor = await start([
-    "--import",
-    "tsx",
-    join(root, "bench/floor-gateway.ts"),
-    process.execPath,
-    everything,
-    "stdio",
-  ]);
-  const floorUrl = `http://127.0.0.1:${floor.port}/mcp`;
-  const sdkGateway = await start([
-    "--import",
-    "tsx",
-    join(root, "bench/sdk-gateway.ts"),
-    process.execPath,
-    everything,
-    "stdio",
-  ]);
+  const floor = await benchGateway("bench/floor-gateway.ts");
+  const sdkGateway = await benchGateway("bench/sdk-gateway.ts");
   const flat = flatName("/e/echo");
 
   const gateway = await startSupergateway();
@@ -108,13 +109,13 @@ async function main(): Promise<void> {
   const rows = await measureAll([
     {
       name: "floor: a minimal gateway, SDK 1.x client (plain JSON)",
-      makeCall: legacyCaller(http(floorUrl), "echo"),
-      pids: () => [floor.child.pid!, ...childPids(floor.child.pid!)],
+      makeCall: legacyCaller(http(floor.url), "echo"),
+      pids: floor.pids,
     },
     {
       name: "reference: the SDK's server and client as documented, SDK 1.x client (2025-11-25 session)",
-      makeCall: legacyCaller(http(`http://127.0.0.1:${sdkGateway.port}/mcp`), "echo"),
-      pids: () => [sdkGateway.child.pid!, ...childPids(sdkGateway.child.pid!)],
+      makeCall: legacyCaller(http(sdkGateway.url), "echo"),
+      pids: sdkGateway.pids,
     },
     {
       name: "mcp-broker /mcp/e, SDK 1.x client (2025-11-25 session)",
