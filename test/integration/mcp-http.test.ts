@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   everythingCommand,
   fixtureCommand,
+  rawServerSource,
   startBroker,
   type TestBroker,
 } from "../helpers/broker.js";
@@ -418,6 +419,36 @@ describe("MCP over Streamable HTTP, stateless", () => {
   });
 });
 
+/** The events of an SSE body as they arrive, until `stop` says enough. */
+async function events(
+  res: Response,
+  stop: (event: { id?: string; data?: string }) => boolean,
+): Promise<{ id?: string; data?: string }[]> {
+  const reader = res.body!.getReader();
+  const seen: { id?: string; data?: string }[] = [];
+  let buffer = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return seen;
+    buffer += new TextDecoder().decode(value);
+    let end: number;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event: { id?: string; data?: string } = {};
+      for (const line of block.split("\n")) {
+        if (line.startsWith("id: ")) event.id = line.slice(4);
+        if (line.startsWith("data: ")) event.data = line.slice(6);
+      }
+      seen.push(event);
+      if (stop(event)) {
+        await reader.cancel();
+        return seen;
+      }
+    }
+  }
+}
+
 describe("resumable streams (http.resumable)", () => {
   const call = (ms: number) => ({
     jsonrpc: "2.0",
@@ -425,36 +456,6 @@ describe("resumable streams (http.resumable)", () => {
     method: "tools/call",
     params: { name: "fx__sleep", arguments: { ms } },
   });
-
-  /** The events of an SSE body as they arrive, until `stop` says enough. */
-  async function events(
-    res: Response,
-    stop: (event: { id?: string; data?: string }) => boolean,
-  ): Promise<{ id?: string; data?: string }[]> {
-    const reader = res.body!.getReader();
-    const seen: { id?: string; data?: string }[] = [];
-    let buffer = "";
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return seen;
-      buffer += new TextDecoder().decode(value);
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event: { id?: string; data?: string } = {};
-        for (const line of block.split("\n")) {
-          if (line.startsWith("id: ")) event.id = line.slice(4);
-          if (line.startsWith("data: ")) event.data = line.slice(6);
-        }
-        seen.push(event);
-        if (stop(event)) {
-          await reader.cancel();
-          return seen;
-        }
-      }
-    }
-  }
 
   it("are off by default: a call's stream carries no event ids", async () => {
     const broker = await startBroker({ tree, expose: "flat" });
@@ -574,5 +575,36 @@ describe("a session's answers without a stream", () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("");
     await expect.poll(() => ask("fx__cancelled_count")).toBe(String(before + 1));
+  });
+});
+
+describe("a backend's progress written with its answer", () => {
+  it("reaches the caller, before the answer, on the call's stream", async () => {
+    // The backend's last progress and its answer arrive in one read: the
+    // progress must not be lost to the answer that follows it.
+    const broker = await startBroker({
+      tree: [{ path: "/raw", source: rawServerSource({}) }],
+      expose: "flat",
+    });
+    try {
+      const session = await openRawSession(`${broker.url}/mcp`);
+      for (let id = 1; id <= 20; id++) {
+        const nap = {
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "raw__nap", arguments: {}, _meta: { progressToken: id } },
+        };
+        const res = await postMcp(`${broker.url}/mcp`, nap, session);
+        expect(res.headers.get("content-type")).toBe("text/event-stream");
+        const seen = await events(res, (e) => e.data?.includes('"result"') === true);
+        expect(seen.map((e) => JSON.parse(e.data!) as { method?: string; id?: number })).toEqual([
+          expect.objectContaining({ method: "notifications/progress" }),
+          expect.objectContaining({ id }),
+        ]);
+      }
+    } finally {
+      await broker.close();
+    }
   });
 });

@@ -1,9 +1,10 @@
-import { Client, type VersionNegotiationMode } from "@modelcontextprotocol/client";
+import type { Client, VersionNegotiationMode } from "@modelcontextprotocol/client";
 import type { Logger } from "../../contract/log.js";
 import { packageVersion } from "../../contract/version.js";
 import { DEFAULT_MAX_TOOLS } from "../../config/schema.js";
 import type { BackendConnection } from "./backend-transport.js";
 import { boundToolLists, type ToolListBounds } from "./bounded-tool-lists.js";
+import { InOrderClient } from "./in-order-client.js";
 import { DEFAULT_MAX_LIST_PAGES, type Revision } from "./config.js";
 
 const NEGOTIATION: Record<Revision, VersionNegotiationMode> = {
@@ -39,7 +40,7 @@ export function newBackendClient(
   connection: BackendConnection,
   options: BackendClientOptions,
 ): Client {
-  const client = new Client(
+  const client = new InOrderClient(
     { name: "mcp-broker", version: packageVersion },
     {
       capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } },
