@@ -8,7 +8,8 @@ import { Client, type JSONRPCResponse } from "@modelcontextprotocol/client";
  * chunk as its answer (as a loaded machine reads them) found no handler and
  * was dropped, so the caller never saw it. Settling the answer one microtask
  * later, in the same queue as the notifications before it, keeps the wire's
- * order.
+ * order. (The SDK's issue is modelcontextprotocol/typescript-sdk#2580: this
+ * class can go once the SDK dispatches both in the order they arrive.)
  */
 export class InOrderClient extends Client {
   protected override _onresponse(response: JSONRPCResponse): void {
