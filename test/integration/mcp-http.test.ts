@@ -579,32 +579,60 @@ describe("a session's answers without a stream", () => {
 });
 
 describe("a backend's progress written with its answer", () => {
-  it("reaches the caller, before the answer, on the call's stream", async () => {
-    // The backend's last progress and its answer arrive in one read: the
-    // progress must not be lost to the answer that follows it.
-    const broker = await startBroker({
+  // The backend's last progress and its answer arrive in one read: the
+  // progress must not be lost to the answer that follows it.
+  let broker: TestBroker;
+  beforeAll(async () => {
+    broker = await startBroker({
       tree: [{ path: "/raw", source: rawServerSource({}) }],
       expose: "flat",
     });
-    try {
-      const session = await openRawSession(`${broker.url}/mcp`);
-      for (let id = 1; id <= 20; id++) {
-        const nap = {
-          jsonrpc: "2.0",
-          id,
-          method: "tools/call",
-          params: { name: "raw__nap", arguments: {}, _meta: { progressToken: id } },
-        };
-        const res = await postMcp(`${broker.url}/mcp`, nap, session);
-        expect(res.headers.get("content-type")).toBe("text/event-stream");
-        const seen = await events(res, (e) => e.data?.includes('"result"') === true);
-        expect(seen.map((e) => JSON.parse(e.data!) as { method?: string; id?: number })).toEqual([
-          expect.objectContaining({ method: "notifications/progress" }),
-          expect.objectContaining({ id }),
-        ]);
-      }
-    } finally {
-      await broker.close();
+  });
+  afterAll(() => broker?.close());
+
+  const nap = (id: number, meta: Record<string, unknown> = {}) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "raw__nap", arguments: {}, _meta: { ...meta, progressToken: id } },
+  });
+
+  /** The messages of a call's stream: its progress, then its answer. */
+  async function expectProgressFirst(res: Response, id: number): Promise<void> {
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const seen = await events(res, (e) => e.data?.includes('"result"') === true);
+    const messages = seen.filter((e) => e.data).map((e) => JSON.parse(e.data!) as object);
+    expect(messages).toEqual([
+      expect.objectContaining({ method: "notifications/progress" }),
+      expect.objectContaining({ id }),
+    ]);
+  }
+
+  it("reaches a 2025-era session's caller, before the answer", async () => {
+    const session = await openRawSession(`${broker.url}/mcp`);
+    for (let id = 1; id <= 20; id++)
+      await expectProgressFirst(await postMcp(`${broker.url}/mcp`, nap(id), session), id);
+  });
+
+  it("reaches a 2026-07-28 caller, before the answer", async () => {
+    for (let id = 1; id <= 20; id++) {
+      const res = await fetch(`${broker.url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "raw__nap",
+        },
+        body: JSON.stringify(
+          nap(id, {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+          }),
+        ),
+      });
+      await expectProgressFirst(res, id);
     }
   });
 });
