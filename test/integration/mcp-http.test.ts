@@ -3,6 +3,7 @@ import {
   CreateMessageRequestSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { EventSourceParserStream, type EventSourceMessage } from "eventsource-parser/stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   everythingCommand,
@@ -422,29 +423,20 @@ describe("MCP over Streamable HTTP, stateless", () => {
 /** The events of an SSE body as they arrive, until `stop` says enough. */
 async function events(
   res: Response,
-  stop: (event: { id?: string; data?: string }) => boolean,
-): Promise<{ id?: string; data?: string }[]> {
-  const reader = res.body!.getReader();
-  const seen: { id?: string; data?: string }[] = [];
-  let buffer = "";
+  stop: (event: EventSourceMessage) => boolean,
+): Promise<EventSourceMessage[]> {
+  const reader = res
+    .body!.pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
+  const seen: EventSourceMessage[] = [];
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return seen;
-    buffer += new TextDecoder().decode(value);
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event: { id?: string; data?: string } = {};
-      for (const line of block.split("\n")) {
-        if (line.startsWith("id: ")) event.id = line.slice(4);
-        if (line.startsWith("data: ")) event.data = line.slice(6);
-      }
-      seen.push(event);
-      if (stop(event)) {
-        await reader.cancel();
-        return seen;
-      }
+    seen.push(value);
+    if (stop(value)) {
+      await reader.cancel();
+      return seen;
     }
   }
 }
@@ -465,9 +457,9 @@ describe("resumable streams (http.resumable)", () => {
       const streamed = { ...call(10), params: { ...call(10).params, _meta: { progressToken: 1 } } };
       const res = await postMcp(`${broker.url}/mcp`, streamed, session);
       expect(res.headers.get("content-type")).toBe("text/event-stream");
-      const seen = await events(res, (e) => e.data?.includes('"result"') === true);
+      const seen = await events(res, (e) => e.data.includes('"result"'));
       expect(seen[0]!.data).toContain("notifications/progress");
-      expect(seen.some((e) => e.data?.includes("slept 10"))).toBe(true);
+      expect(seen.some((e) => e.data.includes("slept 10"))).toBe(true);
       expect(seen.every((e) => e.id === undefined)).toBe(true);
     } finally {
       await broker.close();
@@ -494,8 +486,8 @@ describe("resumable streams (http.resumable)", () => {
         resumed = await resume();
       }
       expect(resumed.status).toBe(200);
-      const rest = await events(resumed, (e) => e.data?.includes('"result"') === true);
-      expect(rest.some((e) => e.data?.includes("slept 800"))).toBe(true);
+      const rest = await events(resumed, (e) => e.data.includes('"result"'));
+      expect(rest.some((e) => e.data.includes("slept 800"))).toBe(true);
     } finally {
       await broker.close();
     }
@@ -600,8 +592,8 @@ describe("a backend's progress written with its answer", () => {
   /** The messages of a call's stream: its progress, then its answer. */
   async function expectProgressFirst(res: Response, id: number): Promise<void> {
     expect(res.headers.get("content-type")).toBe("text/event-stream");
-    const seen = await events(res, (e) => e.data?.includes('"result"') === true);
-    const messages = seen.filter((e) => e.data).map((e) => JSON.parse(e.data!) as object);
+    const seen = await events(res, (e) => e.data.includes('"result"'));
+    const messages = seen.filter((e) => e.data).map((e) => JSON.parse(e.data) as object);
     expect(messages).toEqual([
       expect.objectContaining({ method: "notifications/progress" }),
       expect.objectContaining({ id }),
