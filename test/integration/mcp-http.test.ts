@@ -608,21 +608,14 @@ describe("a backend's progress written with its answer", () => {
 
   it("reaches a 2026-07-28 caller, before the answer", async () => {
     for (let id = 1; id <= 20; id++) {
-      const res = await fetch(`${broker.url}/mcp`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/call",
-          "mcp-name": "raw__nap",
-        },
-        body: JSON.stringify(
-          nap(id, {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-          }),
-        ),
+      const modern = nap(id, {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+      });
+      const res = await postMcp(`${broker.url}/mcp`, modern, {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "raw__nap",
       });
       await expectProgressFirst(res, id);
     }
