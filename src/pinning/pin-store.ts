@@ -29,6 +29,14 @@ export async function openPinStore(
   if (state.kind !== "memory" || settings.configFolder === undefined)
     return { store: state, own: false };
   const file = join(stateFolder("pins"), `${digestOf(settings.configFolder).slice(0, 16)}.db`);
-  mkdirSync(dirname(file), { recursive: true });
-  return { store: await openStore(`sqlite:${file}`, log), own: true };
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    return { store: await openStore(`sqlite:${file}`, log), own: true };
+  } catch (err) {
+    // The user's state folder is not always theirs to write (a service's user, a shared HOME).
+    throw new Error(
+      `cannot keep pinned tool definitions in ${file}: ${(err as Error).message}. Make it writable, set XDG_STATE_HOME to a folder that is, or name a store with pinning.store`,
+      { cause: err },
+    );
+  }
 }

@@ -1,8 +1,10 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { openPinStore } from "../../src/pinning/pin-store.js";
+import { MemoryStore } from "../../src/state/memory.js";
 import { capturingLogger, startBroker, writeConfig, type TestBroker } from "../helpers/broker.js";
 import { runCli } from "../helpers/cli.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
@@ -227,5 +229,30 @@ describe("pinned tool definitions", () => {
     const result = await client.callTool({ name: "notes__read_notes", arguments: { topic: "z" } });
     expect(textOf(result)).toBe("notes about z");
     await client.close();
+  });
+});
+
+describe("where pins are kept by default", () => {
+  it("says which file it cannot keep them in, and what to do", async () => {
+    // A state folder that cannot be made (a file stands where it would be): root is refused too.
+    const notAFolder = join(mkdtempSync(join(tmpdir(), "pins-state-")), "file");
+    writeFileSync(notAFolder, "");
+    const before = process.env.XDG_STATE_HOME;
+    process.env.XDG_STATE_HOME = notAFolder;
+    try {
+      const opened = openPinStore(
+        { store: undefined, configFolder: "/some/config" },
+        new MemoryStore(),
+        capturingLogger().log,
+      );
+      await expect(opened).rejects.toThrow(
+        new RegExp(
+          `cannot keep pinned tool definitions in ${notAFolder}/mcp-broker/pins/.*ENOTDIR.*pinning\\.store`,
+        ),
+      );
+    } finally {
+      if (before === undefined) delete process.env.XDG_STATE_HOME;
+      else process.env.XDG_STATE_HOME = before;
+    }
   });
 });
