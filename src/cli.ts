@@ -20,7 +20,7 @@ import { skeletonWithRegistry } from "./broker/registry-tree.js";
 import { ConfigSchema } from "./sources/kinds.js";
 import { serveMcpStdio } from "./frontends/mcp/index.js";
 import { parseListenAddress } from "./app/listen-address.js";
-import { serveHttp } from "./app/serve.js";
+import { serveHttp, type ServeOptions as HttpServeOptions } from "./app/serve.js";
 import { prepareDemo } from "./app/demo.js";
 import { startTelemetry } from "./telemetry/start-telemetry.js";
 import { dumpTree } from "./tree/dump.js";
@@ -88,15 +88,17 @@ program
   .argument("[listen]", "HOST:PORT to listen on", DEFAULT_LISTEN)
   .addOption(logLevel())
   .action(async (listen: string, opts: ServeOptions) => {
-    // A demo server that cannot start here (its sandbox needs bubblewrap) is left out, saying why.
-    const demo = { ...opts, ignoreBrokenTool: true };
-    await serve(listen, await prepareDemo(), process.env.MCP_BROKER_SECRET, demo);
+    const demo = await prepareDemo();
+    // A demo server that cannot start here is left out, saying why.
+    const options = { ...opts, ignoreBrokenTool: true, configure: demo.configure };
+    await serve(listen, demo.configFile, process.env.MCP_BROKER_SECRET, options);
   });
 
 interface ServeOptions {
   reload?: boolean;
   ignoreBrokenTool?: boolean;
   logLevel: string;
+  configure?: HttpServeOptions["configure"];
 }
 
 /** Serves a config over HTTP until a signal ends it. */
@@ -118,6 +120,7 @@ async function serve(
     reload: opts.reload,
     ignoreBroken: opts.ignoreBrokenTool,
     log,
+    configure: opts.configure,
     signal: shutdown.signal,
   });
   // On a terminal, where to go next; elsewhere the "listening" log line says it.

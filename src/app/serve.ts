@@ -22,6 +22,8 @@ export interface ServeOptions {
   readonly reload?: boolean;
   readonly ignoreBroken?: boolean;
   readonly log: Logger;
+  /** What the caller changes in each config loaded, at the start and at each reload. */
+  readonly configure?: (config: Config, log: Logger) => Config;
   /** Ends the start when aborted (see BrokerOptions.signal). */
   readonly signal?: AbortSignal;
 }
@@ -39,7 +41,8 @@ export interface RunningServer {
 export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
   const { log } = options;
   const warn = (message: string) => log.warn(message);
-  let config = await loadConfig(options.configFile, ConfigSchema, { warn });
+  const configure = options.configure ?? ((loaded: Config) => loaded);
+  let config = configure(await loadConfig(options.configFile, ConfigSchema, { warn }), log);
   checkResourceKnown(options.host, config, options.configFile);
   // HTTP is answered while the sources start: the tree's nodes at once, each
   // source's tools as it comes up. The start fails as before if one cannot.
@@ -103,7 +106,7 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
 
   const watcher = options.reload
     ? watchConfig(options.configFile, log, async () => {
-        const next = await loadConfig(options.configFile, ConfigSchema, { warn });
+        const next = configure(await loadConfig(options.configFile, ConfigSchema, { warn }), log);
         checkResourceKnown(options.host, next, options.configFile);
         await broker.reload(next);
         config = next;

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +24,55 @@ function npm(args: string[], cwd: string) {
   const ran = spawnSync("npm", args, { cwd, env: npmEnv, encoding: "utf8", timeout: 600_000 });
   expect(ran.status, `npm ${args.join(" ")}: ${ran.stderr}`).toBe(0);
   return ran.stdout;
+}
+
+/** The `nobody` user of Debian, which may not make cgroups. */
+const NOBODY = 65534;
+
+/**
+ * `mcp-broker demo` of the installed package, started from "/", once it
+ * listens with every source up; its demo servers and files and CMS answer.
+ */
+async function startDemo(as: { env: Record<string, string>; uid?: number }) {
+  const child = spawn(
+    join(installed, "node_modules", ".bin", "mcp-broker"),
+    ["demo", "127.0.0.1:0", "--log-level", "info"],
+    {
+      cwd: "/",
+      env: { ...process.env, ...as.env },
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(as.uid !== undefined && { uid: as.uid, gid: as.uid }),
+    },
+  );
+  children.push(child);
+  let log = "";
+  child.stderr!.on("data", (d: Buffer) => (log += d.toString()));
+  await expect.poll(() => /"msg":"listening"/.test(log), { timeout: 60_000 }).toBe(true);
+  const { port, tools } = JSON.parse(log.split("\n").find((l) => l.includes('"listening"'))!);
+  expect(tools).toBeGreaterThan(40);
+  const url = `http://127.0.0.1:${port}`;
+  const health = (await (await fetch(`${url}/healthz`)).json()) as { ok: boolean };
+  expect(health.ok).toBe(true);
+  const post = (route: string, body: unknown) =>
+    fetch(`${url}/${route}`, { method: "POST", body: JSON.stringify(body) }).then((r) => r.json());
+  const call = (path: string, args: unknown) =>
+    post("meta_call", { path, args }) as Promise<{ is_error: boolean; output: unknown }>;
+  expect((await call("/demo/add", { a: 2, b: 3 })).output).toBe("The sum of 2 and 3 is 5.");
+  // The demo's files and CMS, found from the package's folder, not from "/".
+  expect(JSON.stringify((await call("/files/list_directory", { path: "." })).output)).toContain(
+    "README.md",
+  );
+  expect((await call("/cms/evo.content.get", { id: 1 })).is_error).toBe(false);
+  expect(await (await fetch(`${url}/`)).text()).toContain("mcp-broker console");
+  return {
+    log,
+    describe: (path: string) =>
+      post("meta_desc", { path }) as Promise<{ source?: { sandbox?: { network: string } } }>,
+    async stop() {
+      child.kill("SIGTERM");
+      expect((await collect(child)).code).toBe(0);
+    },
+  };
 }
 
 describe("the package", () => {
@@ -73,39 +122,38 @@ describe("the package", () => {
   });
 
   it("serves the demo tree from the installed package, started from another folder", async () => {
-    // The demo runs its MCP servers in bubblewrap sandboxes: without it, they are left out.
+    // The demo runs its MCP servers in bubblewrap sandboxes where the host can make them.
     expect(debianTool("bwrap", "bubblewrap") ?? "bubblewrap is not installed").toMatch(/bwrap$/);
-    const child = spawn(
-      join(installed, "node_modules", ".bin", "mcp-broker"),
-      ["demo", "127.0.0.1:0", "--log-level", "info"],
-      {
-        cwd: "/",
-        env: { ...process.env, XDG_CACHE_HOME: join(work, "cache") },
-        stdio: ["ignore", "pipe", "pipe"],
+    const root = process.getuid?.() === 0;
+    const demo = await startDemo({ env: { XDG_CACHE_HOME: join(work, "cache") } });
+    expect(demo.log.includes("cannot sandbox")).toBe(!root);
+    if (root) expect((await demo.describe("/files")).source?.sandbox?.network).toBe("none");
+    await demo.stop();
+  }, 120_000);
+
+  it("serves the whole demo to a user it cannot sandbox for, unsandboxed and saying why", async (ctx) => {
+    if (process.getuid?.() !== 0) {
+      console.warn("skipped: starting the demo as an unprivileged user needs root");
+      return ctx.skip();
+    }
+    // What a user who is not root has: no cgroups to make, so no sandbox for a source.
+    const home = mkdtempSync(join(tmpdir(), "demo-user-"));
+    chmodSync(work, 0o755);
+    chownSync(home, NOBODY, NOBODY);
+    const demo = await startDemo({
+      uid: NOBODY,
+      env: {
+        HOME: home,
+        TMPDIR: home,
+        XDG_CACHE_HOME: join(home, "cache"),
+        XDG_STATE_HOME: join(home, "state"),
+        MCP_BROKER_DEMO_MEMORY: join(home, "memory.jsonl"),
       },
-    );
-    children.push(child);
-    let log = "";
-    child.stderr!.on("data", (d: Buffer) => (log += d.toString()));
-    await expect.poll(() => /"msg":"listening"/.test(log), { timeout: 60_000 }).toBe(true);
-    const { port, tools } = JSON.parse(log.split("\n").find((l) => l.includes('"listening"'))!);
-    expect(tools).toBeGreaterThan(40);
-    const url = `http://127.0.0.1:${port}`;
-    const health = (await (await fetch(`${url}/healthz`)).json()) as { ok: boolean };
-    expect(health.ok).toBe(true);
-    const call = (path: string, args: unknown) =>
-      fetch(`${url}/meta_call`, { method: "POST", body: JSON.stringify({ path, args }) }).then(
-        (r) => r.json() as Promise<{ is_error: boolean; output: unknown }>,
-      );
-    expect((await call("/demo/add", { a: 2, b: 3 })).output).toBe("The sum of 2 and 3 is 5.");
-    // The demo's files and CMS, found from the package's folder, not from "/".
-    expect(JSON.stringify((await call("/files/list_directory", { path: "." })).output)).toContain(
-      "README.md",
-    );
-    expect((await call("/cms/evo.content.get", { id: 1 })).is_error).toBe(false);
-    expect(await (await fetch(`${url}/`)).text()).toContain("mcp-broker console");
-    child.kill("SIGTERM");
-    expect((await collect(child)).code).toBe(0);
+    });
+    const warning = demo.log.split("\n").find((l) => l.includes("cannot sandbox"));
+    expect(JSON.parse(warning!).reason).toMatch(/cgroup/);
+    expect((await demo.describe("/files")).source?.sandbox).toBeUndefined();
+    await demo.stop();
   }, 120_000);
 
   it("runs from the tarball with npx, as `npx mcp-broker` would", () => {

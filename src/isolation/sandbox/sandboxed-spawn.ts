@@ -35,6 +35,20 @@ export const HOLD_FD = 3;
 /** The programs a sandbox needs from the host, by name: Debian's `bubblewrap` and `util-linux`. */
 const NEEDED = { bwrap: "bubblewrap", prlimit: "util-linux" } as const;
 
+/** Where the host's sandbox programs are, or the first it lacks and the Debian package that has it. */
+export function sandboxTools():
+  | { readonly found: Record<keyof typeof NEEDED, string> }
+  | { readonly missing: keyof typeof NEEDED; readonly pkg: string } {
+  const hostPath = process.env.PATH ?? "/usr/bin:/bin";
+  const found: Partial<Record<keyof typeof NEEDED, string>> = {};
+  for (const [name, pkg] of Object.entries(NEEDED) as [keyof typeof NEEDED, string][]) {
+    const file = programPath(name, `${hostPath}:/usr/bin:/bin`, "/");
+    if (!file) return { missing: name, pkg };
+    found[name] = file;
+  }
+  return { found: found as Record<keyof typeof NEEDED, string> };
+}
+
 /**
  * A program of `source` to run in a sandbox: `prlimit` (open files, CPU
  * seconds) around bubblewrap (the file system, namespaces, environment),
@@ -50,19 +64,15 @@ export function sandboxedSpawn(
   /** With a network allowlist: where the broker's egress proxy listens. */
   egress?: { folder: string; socket: string },
 ): SandboxedSpawn {
-  const hostPath = process.env.PATH ?? "/usr/bin:/bin";
-  const tools = Object.fromEntries(
-    Object.entries(NEEDED).map(([name, pkg]) => {
-      const found = programPath(name, `${hostPath}:/usr/bin:/bin`, "/");
-      if (!found) {
-        throw new BrokerError(
-          "unavailable",
-          `source ${source} runs in a sandbox, which needs ${name} (Debian's ${pkg}: apt-get install -y ${pkg}); it is not installed, and the source is not run without its sandbox`,
-        );
-      }
-      return [name, found];
-    }),
-  ) as Record<keyof typeof NEEDED, string>;
+  const host = sandboxTools();
+  if ("missing" in host) {
+    const { missing, pkg } = host;
+    throw new BrokerError(
+      "unavailable",
+      `source ${source} runs in a sandbox, which needs ${missing} (Debian's ${pkg}: apt-get install -y ${pkg}); it is not installed, and the source is not run without its sandbox`,
+    );
+  }
+  const tools = host.found;
   const inner = bwrapCommand(tools.bwrap, plan, run, HOLD_FD, egress);
   const limits = CgroupLimits.open(source, plan);
   let verdict: string | undefined;
