@@ -110,6 +110,12 @@ export class Broker {
    * comes up, and what does not fit is said once, by the start's last build.
    */
   private started = false;
+  /**
+   * The sources that were up when the tree served now was built: their
+   * tools are in it. A source that came up since is not counted up by
+   * `health` until a rebuild has brought its tools in.
+   */
+  private builtWith: ReadonlySet<string> = new Set();
 
   private constructor(
     private config: Config,
@@ -227,7 +233,7 @@ export class Broker {
    */
   private async settleStart(ignoreBroken: boolean): Promise<void> {
     await this.rebuilds.settled();
-    const { tree, problems, warnings } = await this.treeNow();
+    const { tree, problems, warnings, builtWith } = await this.treeNow();
     this.warnAll(warnings, "config does not fit the tools");
     if (problems.length > 0 && !ignoreBroken) {
       throw new ConfigError("tree", [
@@ -237,7 +243,7 @@ export class Broker {
     }
     this.warnAll(problems, "tool left out");
     this.started = true;
-    this.swapIn(tree);
+    this.swapIn(tree, builtWith);
   }
 
   tree(): Tree {
@@ -512,8 +518,8 @@ export class Broker {
 
   /**
    * Each source's state, and each registered tool's health here; `ok` is
-   * whether every source is up (a registered service being down is its own
-   * affair, not the broker's).
+   * whether every source is up with its tools in the tree served (a
+   * registered service being down is its own affair, not the broker's).
    */
   health(): {
     ok: boolean;
@@ -522,7 +528,7 @@ export class Broker {
   } {
     const sources = this.parts.sources.statuses();
     return {
-      ok: Object.values(sources).every((s) => s.up),
+      ok: Object.entries(sources).every(([id, s]) => s.up && this.builtWith.has(id)),
       sources,
       registry: this.registry.health(),
     };
@@ -690,25 +696,37 @@ export class Broker {
   }
 
   /** A new tree in force, searched and announced. */
-  private swapIn(tree: Tree): void {
+  private swapIn(tree: Tree, builtWith: ReadonlySet<string>): void {
     this.current = tree;
+    this.builtWith = builtWith;
     this.parts.toolSearch.update(searchableTools(tree));
     for (const listener of this.treeListeners) listener();
   }
 
-  /** The tree of the config and the sources' tools as they are now, and its problems. */
-  private treeNow(): ReturnType<typeof treeOfSources> {
-    return treeOfSources(this.config, this.skeleton, this.parts.sources, this.log, this.parts.pins);
+  /** The tree of the config and the sources' tools as they are now, its problems, and the sources up. */
+  private async treeNow(): Promise<
+    Awaited<ReturnType<typeof treeOfSources>> & { builtWith: ReadonlySet<string> }
+  > {
+    const statuses = Object.entries(this.parts.sources.statuses());
+    const builtWith = new Set(statuses.filter(([, status]) => status.up).map(([id]) => id));
+    const built = await treeOfSources(
+      this.config,
+      this.skeleton,
+      this.parts.sources,
+      this.log,
+      this.parts.pins,
+    );
+    return { ...built, builtWith };
   }
 
   /** A new tree from the sources' tools now, swapped in at once. */
   private async rebuild(): Promise<void> {
-    const { tree, problems, warnings } = await this.treeNow();
+    const { tree, problems, warnings, builtWith } = await this.treeNow();
     if (this.started) {
       this.warnAll(warnings, "config does not fit the tools");
       this.warnAll(problems, "tool left out");
     }
-    this.swapIn(tree);
+    this.swapIn(tree, builtWith);
   }
 
   private warnAll(problems: readonly string[], message: string): void {

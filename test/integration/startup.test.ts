@@ -165,6 +165,32 @@ describe("start-up, served while the sources start", () => {
     }
   });
 
+  it("says ok only once every source's tools are in the tree it serves", async () => {
+    const { broker, ready } = await Broker.open(
+      config([slowSource("/quick", 0), slowSource("/slow", 300)]),
+      { log: silent },
+    );
+    try {
+      let over = false;
+      void ready.finally(() => (over = true));
+      let sawSlowUpWithoutTools = false;
+      // Every turn of the event loop: a source comes up before a rebuild brings its tools in.
+      while (!over || !broker.health().ok) {
+        const { ok, sources } = broker.health();
+        const slowTools = broker.list("/slow", EVERYONE).children.length;
+        if (sources["/slow"]?.up && slowTools === 0) sawSlowUpWithoutTools = true;
+        if (ok) {
+          expect(slowTools).toBeGreaterThan(0);
+          expect(broker.list("/quick", EVERYONE).children.length).toBeGreaterThan(0);
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(sawSlowUpWithoutTools).toBe(true);
+    } finally {
+      await broker.close();
+    }
+  });
+
   it("says once what does not fit the config, not again as each source comes up", async () => {
     const { log, lines } = capturingLogger();
     const misfit = {
