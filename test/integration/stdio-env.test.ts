@@ -10,6 +10,8 @@ const cwd = realpathSync(mkdtempSync(join(tmpdir(), "mcp-broker-cwd-")));
 beforeAll(async () => {
   process.env.MCP_BROKER_TEST_SECRET = "must-not-leak";
   process.env.MCP_BROKER_TEST_PASSED = "passed-on-purpose";
+  process.env.HTTPS_PROXY = "http://proxy.invalid:3128";
+  process.env.NO_PROXY = "127.0.0.1,localhost";
   broker = await startBroker({
     tree: [
       {
@@ -28,6 +30,8 @@ beforeAll(async () => {
 afterAll(async () => {
   delete process.env.MCP_BROKER_TEST_SECRET;
   delete process.env.MCP_BROKER_TEST_PASSED;
+  delete process.env.HTTPS_PROXY;
+  delete process.env.NO_PROXY;
   await broker?.close();
 });
 
@@ -40,5 +44,14 @@ describe("a stdio source's process", () => {
     expect(seen.env.FORWARDED).toBe("passed-on-purpose");
     expect(seen.env.PATH).toBeTruthy();
     expect(seen.env.MCP_BROKER_TEST_SECRET).toBeUndefined();
+  });
+
+  it("reaches the network as the user's shell does: the proxies and certificate authorities", async () => {
+    const res = await broker.post("/meta_call", { path: "/fx/env", args: {} });
+    const { env } = JSON.parse(res.body.output.content[0].text);
+    expect(env.HTTPS_PROXY).toBe("http://proxy.invalid:3128");
+    expect(env.NO_PROXY).toBe("127.0.0.1,localhost");
+    // Where this process has one (a machine behind a TLS-inspecting proxy), it is passed on.
+    expect(env.NODE_EXTRA_CA_CERTS).toBe(process.env.NODE_EXTRA_CA_CERTS);
   });
 });

@@ -1,7 +1,7 @@
-import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import type { Logger } from "../../contract/log.js";
 import type { StdioSourceConfig } from "./config.js";
 import type { ConnectBackend } from "./backend-transport.js";
+import { childEnvironment } from "./child-environment.js";
 import { commandArgv } from "./command-line.js";
 import { ProcessGroupStdio } from "./process-group-stdio.js";
 import { sandboxPlanOf } from "../../isolation/sandbox/sandbox-plan.js";
@@ -30,7 +30,7 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
   const stderrTail: string[] = [];
   const plan = sandboxPlanOf(config.sandbox);
   return () => {
-    const env = { ...getDefaultEnvironment(), ...config.env };
+    const env = childEnvironment(config.env);
     // A network allowlist is the broker's egress proxy, one per start of the program.
     const egress =
       plan && Array.isArray(plan.network) ? new EgressProxy(name, plan.network, log) : undefined;
