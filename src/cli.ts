@@ -86,11 +86,13 @@ program
     "serve the demo tree (three MCP servers, a CMS and the built-in tools) from this package, wherever it is installed",
   )
   .argument("[listen]", "HOST:PORT to listen on", DEFAULT_LISTEN)
+  .option("--stdio", "serve it over stdin/stdout instead, for clients that start their servers")
   .addOption(logLevel())
-  .action(async (listen: string, opts: ServeOptions) => {
+  .action(async (listen: string, opts: ServeOptions & { stdio?: boolean }) => {
     const demo = await prepareDemo();
     // A demo server that cannot start here is left out, saying why.
     const options = { ...opts, ignoreBrokenTool: true, configure: demo.configure };
+    if (opts.stdio) return serveStdio(demo.configFile, options);
     await serve(listen, demo.configFile, process.env.MCP_BROKER_SECRET, options);
   });
 
@@ -224,43 +226,49 @@ program
   )
   .addOption(ignoreBroken())
   .addOption(logLevel())
-  .action(
-    async (
-      configFile: string,
-      opts: { server?: string; ignoreBrokenTool?: boolean; logLevel: string },
-    ) => {
-      const log = createLogger(opts.logLevel);
-      const shutdown = onShutdown(log);
-      const telemetry = await startTelemetry(log);
-      const config = await loadConfig(configFile, ConfigSchema, {
-        warn: (message) => log.warn(message),
-      });
-      const broker = await Broker.start(config, {
-        log,
-        ignoreBroken: opts.ignoreBrokenTool,
-        signal: shutdown.signal,
-      });
-      try {
-        if (opts.server !== undefined) broker.source(opts.server);
-      } catch (err) {
-        await broker.close();
-        throw err;
-      }
-      const stdio = serveMcpStdio({
-        broker,
-        log,
-        expose: config.expose ?? "meta",
-        server: opts.server,
-      });
-      shutdown.closeWith(async () => {
-        await stdio.close();
-        await broker.close();
-        await telemetry?.();
-      });
-      // A client that has gone takes its broker with it: nothing else would end it.
-      void stdio.gone.then(() => shutdown.stop("the stdio client has gone"));
-    },
-  );
+  .action((configFile: string, opts: StdioOptions) => serveStdio(configFile, opts));
+
+interface StdioOptions {
+  server?: string;
+  ignoreBrokenTool?: boolean;
+  logLevel: string;
+  configure?: HttpServeOptions["configure"];
+}
+
+/** Serves a config over stdin/stdout until the client goes or a signal ends it. */
+async function serveStdio(configFile: string, opts: StdioOptions): Promise<void> {
+  const log = createLogger(opts.logLevel);
+  const shutdown = onShutdown(log);
+  const telemetry = await startTelemetry(log);
+  const loaded = await loadConfig(configFile, ConfigSchema, {
+    warn: (message) => log.warn(message),
+  });
+  const config = opts.configure ? opts.configure(loaded, log) : loaded;
+  const broker = await Broker.start(config, {
+    log,
+    ignoreBroken: opts.ignoreBrokenTool,
+    signal: shutdown.signal,
+  });
+  try {
+    if (opts.server !== undefined) broker.source(opts.server);
+  } catch (err) {
+    await broker.close();
+    throw err;
+  }
+  const stdio = serveMcpStdio({
+    broker,
+    log,
+    expose: config.expose ?? "meta",
+    server: opts.server,
+  });
+  shutdown.closeWith(async () => {
+    await stdio.close();
+    await broker.close();
+    await telemetry?.();
+  });
+  // A client that has gone takes its broker with it: nothing else would end it.
+  void stdio.gone.then(() => shutdown.stop("the stdio client has gone"));
+}
 
 program
   .command("dump-tree")

@@ -1,8 +1,10 @@
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { collect } from "../helpers/cli.js";
 import { debianTool } from "../helpers/debian-tool.js";
@@ -154,6 +156,34 @@ describe("the package", () => {
     expect(JSON.parse(warning!).reason).toMatch(/cgroup/);
     expect((await demo.describe("/files")).source?.sandbox).toBeUndefined();
     await demo.stop();
+  }, 120_000);
+
+  it("serves the demo over stdio to a client that starts it, with a desktop client's few variables", async () => {
+    const client = new Client({ name: "package-test", version: "1" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(installed, "node_modules", "mcp-broker", "dist", "main.js"), "demo", "--stdio"],
+        cwd: "/",
+        // What a desktop client gives the servers it starts: its demo servers are found anyway.
+        env: {
+          PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+          HOME: process.env.HOME ?? "/root",
+          XDG_CACHE_HOME: join(work, "cache"),
+        },
+        stderr: "ignore",
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(["meta_search", "demo__add", "files__read_text_file"]),
+      );
+      const sum = await client.callTool({ name: "demo__add", arguments: { a: 2, b: 3 } });
+      expect(sum.content).toEqual([{ type: "text", text: "The sum of 2 and 3 is 5." }]);
+    } finally {
+      await client.close();
+    }
   }, 120_000);
 
   it("runs from the tarball with npx, as `npx mcp-broker` would", () => {
