@@ -171,6 +171,7 @@ program
   .option("--token <token>", "send this token, written into the client's file as it is")
   .option("--file <file>", "the client's file, where it is not in the usual place")
   .option("--write", "merge it into the client's file, keeping a backup of what was there")
+  .option("--demo", "a client that starts its servers starts the demo (mcp-broker demo --stdio)")
   .action((id: string, configFile: string | undefined, opts: ConnectOptions) =>
     connectClient(id, configFile, opts, process.argv[1]!),
   );

@@ -26,7 +26,7 @@ export interface Demo {
  * database written once (beside the config in a checkout, in the user's
  * cache where the package's folder is not writable) and named by
  * `MCP_BROKER_DEMO_CMS`, and the demo servers' programs, which the package
- * depends on, on `PATH` as `npm start` has them.
+ * depends on, on `PATH` as `npm start` has them, with this Node.js.
  *
  * The demo's MCP servers ask for sandboxes. Where this host cannot make one
  * (no bubblewrap, as on macOS; a user who may not create cgroups; a
@@ -45,7 +45,8 @@ export async function prepareDemo(): Promise<Demo> {
     if (existsSync(join(dir, "node_modules", ".bin"))) bins.push(join(dir, "node_modules", ".bin"));
     if (dirname(dir) === dir) break;
   }
-  process.env.PATH = [...bins, process.env.PATH].join(delimiter);
+  // The demo's servers run on this Node.js, whatever the PATH of the client that started it.
+  process.env.PATH = [...bins, dirname(process.execPath), process.env.PATH].join(delimiter);
   return {
     configFile: join(EXAMPLES, "demo.json"),
     configure: (config, log) => {

@@ -14,13 +14,15 @@ export interface ConnectOptions {
   readonly token?: string | undefined;
   readonly file?: string | undefined;
   readonly write?: boolean | undefined;
+  /** A client that starts its servers starts the demo (`mcp-broker demo --stdio`). */
+  readonly demo?: boolean | undefined;
 }
 
 /**
  * `mcp-broker connect CLIENT [CONFIG]`: what the client needs to reach the
  * broker, printed, or merged into its file with `write`. The token is sent
  * where the config asks for tokens or one is named; `script` is this
- * program, which a stdio client starts with the config.
+ * program, which a stdio client starts with the config (or as the demo).
  */
 export async function connectClient(
   id: string,
@@ -40,13 +42,18 @@ export async function connectClient(
       : opts.tokenEnv !== undefined || config?.auth !== undefined
         ? { env: opts.tokenEnv ?? "MCP_BROKER_TOKEN" }
         : undefined;
+  if (opts.demo && configFile !== undefined)
+    throw new Error("give a config file or --demo, not both: --demo starts the demo's own");
   const self = selfCommand(script);
+  const served = opts.demo
+    ? ["demo", "--stdio"]
+    : configFile === undefined
+      ? undefined
+      : ["stdio", resolve(configFile)];
   const broker: BrokerAddress = {
     name: opts.name,
     url: opts.url,
-    ...(configFile === undefined
-      ? {}
-      : { stdio: { command: self.command, args: [...self.args, "stdio", resolve(configFile)] } }),
+    ...(served && { stdio: { command: self.command, args: [...self.args, ...served] } }),
     ...(token ? { token } : {}),
   };
   const file =

@@ -250,4 +250,31 @@ describe("a desktop client that starts the broker itself", () => {
       await client.close();
     }
   });
+
+  it("starts the demo from what connect --demo writes, with the few variables it gives a server", async () => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), "home-")));
+    const wrote = await run(cliArgv("connect", "claude-desktop", "--demo", "--write"), {
+      cwd: home,
+      env: { HOME: home },
+    });
+    expect(wrote.code, wrote.stderr).toBe(0);
+    const file = join(home, ".config", "Claude", "claude_desktop_config.json");
+    const server = JSON.parse(readFileSync(file, "utf8")).mcpServers["mcp-broker"];
+    expect(server.args.slice(-2)).toEqual(["demo", "--stdio"]);
+    // No env given: the SDK's default set (PATH, HOME, USER, SHELL, TERM, LOGNAME), as Claude Desktop.
+    const transport = new StdioClientTransport({
+      command: server.command,
+      args: server.args,
+      cwd: "/",
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "claude-desktop", version: "1" });
+    await client.connect(transport);
+    try {
+      const sum = await client.callTool({ name: "demo__add", arguments: { a: 4, b: 5 } });
+      expect(textOf(sum)).toBe("The sum of 4 and 5 is 9.");
+    } finally {
+      await client.close();
+    }
+  });
 });
