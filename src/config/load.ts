@@ -33,7 +33,7 @@ export function parseConfig(
   if (problems.length === 0) {
     const result = schema.safeParse(substituted);
     if (result.success) return result.data;
-    problems.push(...describeIssues(result.error.issues, []));
+    problems.push(...describeIssues(result.error.issues, [], substituted));
   }
   throw new ConfigError(file, translated ? problems.map(inServerTerms(translated)) : problems);
 }
@@ -84,20 +84,45 @@ export async function loadConfig(
 
 /**
  * Zod's issues as `path: message` lines. For a union (a tree given as a list or
- * as one root node) the branch whose type matched explains the problem, not the
- * union's generic "Invalid input". A source's union has no branches to show:
- * its own message names the backends.
+ * as one root node, a command given as a line or as a list) the branch whose
+ * type matched explains the problem, not the union's generic "Invalid input";
+ * where none matched, what each branch expects. A source's union has no
+ * branches to show: its own message names the backends.
  */
-function describeIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]): string[] {
+function describeIssues(
+  issues: readonly z.core.$ZodIssue[],
+  prefix: PropertyKey[],
+  input: unknown,
+): string[] {
   return issues.flatMap((issue) => {
     const path = [...prefix, ...issue.path];
     if (issue.code === "invalid_union" && issue.errors.length > 0) {
       const typed = issue.errors.find(
         (branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0),
       );
-      if (typed) return describeIssues(typed, path);
-      return [`${jsonPath(path)}: expected a list of nodes or one root node object`];
+      if (typed) return describeIssues(typed, path, input);
+      if (path.length === 1 && path[0] === "tree")
+        return [`${jsonPath(path)}: expected a list of nodes or one root node object`];
+      const expected = new Set(
+        issue.errors.flatMap((branch) =>
+          branch.flatMap((i) =>
+            i.code === "invalid_type" && i.path.length === 0 ? [i.expected] : [],
+          ),
+        ),
+      );
+      const missing = valueAt(input, path) === undefined ? "missing: " : "";
+      return [`${jsonPath(path)}: ${missing}expected ${[...expected].join(" or ")}`];
     }
     return [`${jsonPath(path)}: ${issue.message}`];
   });
+}
+
+/** The value at `path` of a parsed JSON document, if there is one. */
+function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
+  let value = document;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
 }

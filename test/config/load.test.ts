@@ -93,6 +93,28 @@ describe("config", () => {
     expect(problems(source({ bearer: "x" })).join()).toMatch(/\$\.tree\[0\]\.source\.auth/);
   });
 
+  it("says a field given in two shapes is missing, or which shapes it takes, never the tree's shape", () => {
+    expect(
+      problems({ tree: [{ path: "/a", source: { backend: "stdio", comand: "srv" } }] }),
+    ).toEqual([
+      "$.tree[0].source.command: missing: expected string or array",
+      '$.tree[0].source: Unrecognized key: "comand"',
+    ]);
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.object()),
+        (command) => {
+          const found = problems({ tree: [{ path: "/a", source: { backend: "stdio", command } }] });
+          expect(found).toEqual(["$.tree[0].source.command: expected string or array"]);
+        },
+      ),
+      { numRuns: 200 },
+    );
+    expect(problems({ tree: 42 })).toEqual([
+      "$.tree: expected a list of nodes or one root node object",
+    ]);
+  });
+
   it("refuses unknown keys, so a typo is not a silent default", () => {
     expect(problems({ tree: [{ path: "/a", sumary: "x" }] }).join()).toMatch(
       /\$\.tree\[0\].*sumary/,
