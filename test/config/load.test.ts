@@ -104,6 +104,8 @@ describe("config", () => {
       fc.property(
         fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.object()),
         (command) => {
+          // `${` is read as a variable reference first, and answered as one.
+          fc.pre(!JSON.stringify(command).includes("${"));
           const found = problems({ tree: [{ path: "/a", source: { backend: "stdio", command } }] });
           expect(found).toEqual(["$.tree[0].source.command: expected string or array"]);
         },
