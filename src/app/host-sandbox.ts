@@ -6,7 +6,7 @@ import {
 } from "../isolation/sandbox/sandboxed-spawn.js";
 import { runCommand } from "../sources/command/run-command.js";
 
-/** Long enough for bubblewrap on a loaded machine; it takes about 15 ms. */
+/** Long enough for bubblewrap on a loaded machine; the check takes some 30 ms. */
 const CHECK_TIMEOUT_MS = 10_000;
 
 /**

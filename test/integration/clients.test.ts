@@ -223,23 +223,35 @@ console.log(JSON.stringify(out));
 });
 
 describe("a desktop client that starts the broker itself", () => {
-  it("starts it from what connect writes to claude_desktop_config.json, from its own folder", async () => {
+  /**
+   * Runs `connect claude-desktop …args --write` from a home of its own, then
+   * starts the entry it wrote as Claude Desktop does: from "/", by an SDK
+   * stdio client given no env (the SDK's default set: PATH, HOME, USER,
+   * SHELL, TERM, LOGNAME).
+   */
+  async function startedFromEntry(...args: string[]) {
     const home = realpathSync(mkdtempSync(join(tmpdir(), "home-")));
-    const wrote = await run(cliArgv("connect", "claude-desktop", config, "--write"), {
+    const wrote = await run(cliArgv("connect", "claude-desktop", ...args, "--write"), {
       cwd: home,
       env: { HOME: home },
     });
     expect(wrote.code, wrote.stderr).toBe(0);
     const file = join(home, ".config", "Claude", "claude_desktop_config.json");
     const server = JSON.parse(readFileSync(file, "utf8")).mcpServers["mcp-broker"];
-    const transport = new StdioClientTransport({
-      command: server.command,
-      args: server.args,
-      cwd: "/",
-      stderr: "pipe",
-    });
     const client = new Client({ name: "claude-desktop", version: "1" });
-    await client.connect(transport);
+    await client.connect(
+      new StdioClientTransport({
+        command: server.command,
+        args: server.args,
+        cwd: "/",
+        stderr: "pipe",
+      }),
+    );
+    return { client, args: server.args as string[] };
+  }
+
+  it("starts it from what connect writes to claude_desktop_config.json, from its own folder", async () => {
+    const { client } = await startedFromEntry(config);
     try {
       const sum = await client.callTool({
         name: "meta_call",
@@ -252,25 +264,9 @@ describe("a desktop client that starts the broker itself", () => {
   });
 
   it("starts the demo from what connect --demo writes, with the few variables it gives a server", async () => {
-    const home = realpathSync(mkdtempSync(join(tmpdir(), "home-")));
-    const wrote = await run(cliArgv("connect", "claude-desktop", "--demo", "--write"), {
-      cwd: home,
-      env: { HOME: home },
-    });
-    expect(wrote.code, wrote.stderr).toBe(0);
-    const file = join(home, ".config", "Claude", "claude_desktop_config.json");
-    const server = JSON.parse(readFileSync(file, "utf8")).mcpServers["mcp-broker"];
-    expect(server.args.slice(-2)).toEqual(["demo", "--stdio"]);
-    // No env given: the SDK's default set (PATH, HOME, USER, SHELL, TERM, LOGNAME), as Claude Desktop.
-    const transport = new StdioClientTransport({
-      command: server.command,
-      args: server.args,
-      cwd: "/",
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "claude-desktop", version: "1" });
-    await client.connect(transport);
+    const { client, args } = await startedFromEntry("--demo");
     try {
+      expect(args.slice(-2)).toEqual(["demo", "--stdio"]);
       const sum = await client.callTool({ name: "demo__add", arguments: { a: 4, b: 5 } });
       expect(textOf(sum)).toBe("The sum of 4 and 5 is 9.");
     } finally {
