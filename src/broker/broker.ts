@@ -232,7 +232,9 @@ export class Broker {
    * tool failing the start unless `ignoreBroken` leaves it out.
    */
   private async settleStart(ignoreBroken: boolean): Promise<void> {
-    await this.rebuilds.settled();
+    // A rebuild waiting for its turn would build what this builds now, up to four
+    // times the last rebuild's time later, and announce a change that is none.
+    await this.rebuilds.skipWaiting();
     const { tree, problems, warnings, builtWith } = await this.treeNow();
     this.warnAll(warnings, "config does not fit the tools");
     if (problems.length > 0 && !ignoreBroken) {

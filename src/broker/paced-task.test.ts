@@ -67,4 +67,19 @@ describe("PacedTask", () => {
     expect(runs).toHaveLength(2);
     await task.settled();
   });
+
+  it("lets a caller that does the work itself drop the run waiting for its turn", async () => {
+    const { runs, task } = costly(100);
+    task.request();
+    await vi.advanceTimersByTimeAsync(0);
+    // The run above is over; the next waits its turn, 400 ms later.
+    task.request();
+    let skipped = false;
+    void task.skipWaiting().then(() => (skipped = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect([runs.length, skipped]).toEqual([1, true]);
+    await task.settled();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(runs).toHaveLength(1);
+  });
 });

@@ -14,6 +14,7 @@ export class PacedTask {
   private nextStart = 0;
   private stopped = false;
   private waiters: (() => void)[] = [];
+  private inProgress: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly task: () => Promise<void>,
@@ -37,6 +38,19 @@ export class PacedTask {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /**
+   * For a caller about to do the task's work itself: drops the run waiting
+   * for its turn, if one is, and resolves once the run in progress, if one
+   * is, is over.
+   */
+  skipWaiting(): Promise<void> {
+    this.pending = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.idle()) this.wake();
+    return this.inProgress;
+  }
+
   /** No more runs; one in progress finishes. */
   stop(): void {
     this.stopped = true;
@@ -54,19 +68,21 @@ export class PacedTask {
     this.timer = undefined;
     this.running = true;
     const started = performance.now();
-    try {
-      await this.task();
-    } catch {
-      // Reported by the task itself.
-    } finally {
-      this.running = false;
-      this.nextStart = Date.now() + this.spacing * (performance.now() - started);
-      if (this.pending) {
-        this.pending = false;
-        this.request();
+    this.inProgress = (async () => {
+      try {
+        await this.task();
+      } catch {
+        // Reported by the task itself.
       }
-      if (this.idle()) this.wake();
+    })();
+    await this.inProgress;
+    this.running = false;
+    this.nextStart = Date.now() + this.spacing * (performance.now() - started);
+    if (this.pending) {
+      this.pending = false;
+      this.request();
     }
+    if (this.idle()) this.wake();
   }
 
   private wake(): void {
