@@ -135,6 +135,45 @@ describe("floods through one call", () => {
     await client.close();
   });
 
+  it("200,000 lines of stderr in one call reach the log as at most 50 a second, each cut short, the rest counted", async () => {
+    const b = await mount({});
+    const watched = await underAttack(
+      b.child.pid!,
+      () =>
+        post("/meta_call", {
+          path: "/h/flood_stderr",
+          args: { count: 200_000, bytes: 200, long: 1_000_000 },
+        }),
+      () => healthy(b.url),
+    );
+    expect(watched.result.body.output.content[0].text).toBe("printed");
+    expect(watched.slowestProbeMs).toBeLessThan(1000);
+    type StderrLine = {
+      source?: string;
+      msg: string;
+      time: number;
+      stderr?: string;
+      left_out?: number;
+    };
+    const said = () => (b.logLines() as StderrLine[]).filter((l) => l.source === "/h");
+    // What was left out is said once its second is over.
+    await expect
+      .poll(() => said().some((l) => l.left_out !== undefined), { timeout: 5000 })
+      .toBe(true);
+    const logged = said().filter((l) => l.msg === "source stderr");
+    const leftOut = said().reduce((sum, l) => sum + (l.left_out ?? 0), 0);
+    expect(logged.length + leftOut).toBe(200_001);
+    const perSecond = new Map<number, number>();
+    for (const { time } of logged) {
+      const second = Math.floor(time / 1000);
+      perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+    }
+    // Windows start at a line, not on the clock's second: two may share one second.
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(100);
+    expect(logged[0]?.stderr).toBe(`${"L".repeat(2000)}…`);
+    expect(Math.max(...logged.map((l) => l.stderr!.length))).toBeLessThanOrEqual(2001);
+  });
+
   it("20,000 sampling requests in one call reach the caller as at most 64; the rest are refused to the backend", async () => {
     const b = await mount({});
     const client = await connectHttp(

@@ -4,11 +4,13 @@ import type { ConnectBackend } from "./backend-transport.js";
 import { childEnvironment } from "./child-environment.js";
 import { commandArgv } from "./command-line.js";
 import { ProcessGroupStdio } from "./process-group-stdio.js";
+import { StderrLines } from "./stderr-lines.js";
 import { sandboxPlanOf } from "../../isolation/sandbox/sandbox-plan.js";
 import { sandboxedSpawn, type ProgramExit } from "../../isolation/sandbox/sandboxed-spawn.js";
 import { EGRESS_SOCKET, EgressProxy } from "../../net/egress-proxy.js";
 
-const STDERR_LINES_KEPT = 20;
+/** The last lines of a server's stderr that a failed start quotes. */
+const LAST_WORDS = 3;
 /**
  * The longest message a backend may send on stdout: past it the transport drops
  * the connection (the source restarts) rather than buffer without end. Well
@@ -27,7 +29,6 @@ export const MAX_STDIO_MESSAGE_BYTES = 64 * 1024 * 1024;
 export function stdioBackend(name: string, config: StdioSourceConfig, log: Logger): ConnectBackend {
   const argv = commandArgv(config.command);
   const [command, ...args] = argv as [string, ...string[]];
-  const stderrTail: string[] = [];
   const plan = sandboxPlanOf(config.sandbox);
   return () => {
     const env = childEnvironment(config.env);
@@ -67,20 +68,14 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
         },
       }),
     });
-    transport.stderr.on("data", (chunk: Buffer) => {
-      for (const line of chunk.toString("utf8").split("\n")) {
-        const text = line.trim();
-        if (text === "") continue;
-        stderrTail.push(text.slice(0, 500));
-        if (stderrTail.length > STDERR_LINES_KEPT) stderrTail.shift();
-        log.warn({ source: name, stderr: text }, "source stderr");
-      }
-    });
+    const stderr = new StderrLines(name, log, LAST_WORDS);
+    transport.stderr.on("data", (chunk: Buffer) => stderr.write(chunk));
+    transport.stderr.on("end", () => stderr.end());
     return {
       transport,
       // The program only: its arguments may carry credentials.
       describe: sandbox ? `"${command}" in its sandbox` : `"${command}"`,
-      lastWords: () => stderrTail.slice(-3),
+      lastWords: () => stderr.last(),
       pid: () => transport.pid,
       exited: () => transport.exited(),
       ...(sandbox && { whyEnded: () => sandbox.whyEnded(transport.exitStatus) }),
