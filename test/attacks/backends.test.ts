@@ -58,8 +58,8 @@ describe("tools/list that never ends", () => {
 
   it("is read up to max_list_pages, when fewer pages hold fewer tools", async () => {
     const b = await mount({ HOSTILE_PAGES: "endless" }, { max_list_pages: 3 });
-    // Three pages of 100 tools, and the six the fixture always has on its first.
-    expect(await toolsUnder("/h")).toHaveLength(306);
+    // Three pages of 100 tools, and the seven the fixture always has on its first.
+    expect(await toolsUnder("/h")).toHaveLength(307);
     expect(b.logLines().find((l) => l.max_list_pages === 3)?.msg).toBe(
       "the backend's tools/list goes on past 3 pages; the rest are left out (max_list_pages)",
     );

@@ -209,6 +209,10 @@ describe("a component over the stdio frontend", () => {
       params: { name: "faulty__chatty", arguments: {} },
     });
     await expect.poll(() => answered.includes('"id":2'), { timeout: 20_000 }).toBe(true);
+    let log = "";
+    child.stderr!.on("data", (d: Buffer) => (log += d.toString()));
+    // The guest's flood is logged at most 50 lines a second, the rest counted once its second is over.
+    await expect.poll(() => log.includes('"left_out"'), { timeout: 10_000 }).toBe(true);
     child.stdin!.end();
     const result = await done;
     for (const line of answered.split("\n").filter(Boolean))
@@ -217,6 +221,13 @@ describe("a component over the stdio frontend", () => {
     expect(answered).not.toContain("a line on the guest");
     expect(result.stderr).toContain("a line on the guest's stdout");
     expect(result.stderr).toContain("a line on the guest's stderr");
+    const stdout = result.stderr.split("\n").filter((l) => l.includes('"stream":"stdout"'));
+    const logged = stdout.filter((l) => l.includes('"msg":"component output"')).length;
+    const leftOut = stdout
+      .filter((l) => l.includes('"left_out"'))
+      .reduce((sum, l) => sum + (JSON.parse(l) as { left_out: number }).left_out, 0);
+    expect(logged).toBeLessThanOrEqual(100);
+    expect(logged + leftOut).toBe(10_001);
   }, 60_000);
 });
 

@@ -8,6 +8,7 @@
 import { Worker } from "node:worker_threads";
 import { BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
+import { LINES_PER_SECOND, OutputLines } from "../output-lines.js";
 import type { TranspiledComponent } from "./component-cache.js";
 import type { RouterExports } from "./wit/router-types.js";
 import type { RouterMethod, Sandbox, WorkerReply, WorkerSetup } from "./worker-protocol.js";
@@ -49,8 +50,6 @@ const WORKER_URL = new URL(
 const MIB = 1024 * 1024;
 /** A trap with memory this close to the limit is taken for exhausted memory. */
 const EXHAUSTED = 0.9;
-/** Guest output kept per line in the log; the rest of a long line is dropped. */
-const MAX_LOGGED_LINE = 2000;
 
 export class ComponentInstance {
   private worker: Worker | undefined;
@@ -124,15 +123,16 @@ export class ComponentInstance {
       [worker.stdout, "stdout"],
       [worker.stderr, "stderr"],
     ] as const) {
-      stream.setEncoding("utf8");
-      stream.on("data", (chunk: string) => {
-        for (const line of chunk.split("\n"))
-          if (line.trim() !== "")
-            log.info(
-              { source, stream: name, line: line.slice(0, MAX_LOGGED_LINE) },
-              "component output",
-            );
-      });
+      const lines = new OutputLines(
+        (line) => log.info({ source, stream: name, line }, "component output"),
+        (count) =>
+          log.info(
+            { source, stream: name, left_out: count },
+            `component output: ${count} lines left out of the log (more than ${LINES_PER_SECOND} a second)`,
+          ),
+      );
+      stream.on("data", (chunk: Buffer) => lines.write(chunk));
+      stream.on("end", () => lines.end());
     }
     return new Promise<Worker>((resolve, reject) => {
       const failed = (err: Error) => {
