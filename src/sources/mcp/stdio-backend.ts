@@ -23,8 +23,9 @@ export const MAX_STDIO_MESSAGE_BYTES = 64 * 1024 * 1024;
 /**
  * A backend run as a child process speaking MCP on stdin/stdout, leading a
  * process group of its own, which ends with it (ProcessGroupStdio). Its
- * stderr goes to the broker's log, at warn, with the source's name: never
- * into an answer, since a backend may print a connection string or a token.
+ * stderr goes to the broker's log, at warn, with the source's name, as much
+ * as OutputLines lets through: never into an answer, since a backend may
+ * print a connection string or a token.
  */
 export function stdioBackend(name: string, config: StdioSourceConfig, log: Logger): ConnectBackend {
   const argv = commandArgv(config.command);
