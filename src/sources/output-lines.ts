@@ -12,9 +12,9 @@ const TAIL_LINE_CHARS = 500;
  * output), line by line, for the broker's log. Bounded, since a program may
  * print without end (a loop, a debug level, a hostile one): at most
  * LINES_PER_SECOND lines a second are given to `say`, each cut at
- * LINE_CHARS, and the lines left out are counted and given to `sayLeftOut`
- * once the second is over. A line is held until its end arrives, never more
- * than LINE_CHARS of it.
+ * LINE_CHARS, and the lines left out are counted and given to `sayLeftOut`,
+ * with a sentence saying so, once the second is over. A line is held until
+ * its end arrives, never more than LINE_CHARS of it.
  */
 export class OutputLines {
   private readonly decoder = new StringDecoder("utf8");
@@ -27,7 +27,7 @@ export class OutputLines {
 
   constructor(
     private readonly say: (line: string) => void,
-    private readonly sayLeftOut: (count: number) => void,
+    private readonly sayLeftOut: (count: number, sentence: string) => void,
     /** How many of the last lines `last` gives. */
     private readonly kept = 0,
   ) {}
@@ -86,7 +86,10 @@ export class OutputLines {
     clearTimeout(this.report);
     this.report = undefined;
     if (this.leftOut === 0) return;
-    this.sayLeftOut(this.leftOut);
+    this.sayLeftOut(
+      this.leftOut,
+      `${this.leftOut} lines left out of the log (more than ${LINES_PER_SECOND} a second)`,
+    );
     this.leftOut = 0;
   }
 }

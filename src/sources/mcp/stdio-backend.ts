@@ -4,7 +4,7 @@ import type { ConnectBackend } from "./backend-transport.js";
 import { childEnvironment } from "./child-environment.js";
 import { commandArgv } from "./command-line.js";
 import { ProcessGroupStdio } from "./process-group-stdio.js";
-import { LINES_PER_SECOND, OutputLines } from "../output-lines.js";
+import { OutputLines } from "../output-lines.js";
 import { sandboxPlanOf } from "../../isolation/sandbox/sandbox-plan.js";
 import { sandboxedSpawn, type ProgramExit } from "../../isolation/sandbox/sandboxed-spawn.js";
 import { EGRESS_SOCKET, EgressProxy } from "../../net/egress-proxy.js";
@@ -71,11 +71,8 @@ export function stdioBackend(name: string, config: StdioSourceConfig, log: Logge
     });
     const stderr = new OutputLines(
       (line) => log.warn({ source: name, stderr: line }, "source stderr"),
-      (count) =>
-        log.warn(
-          { source: name, left_out: count },
-          `source stderr: ${count} lines left out of the log (more than ${LINES_PER_SECOND} a second)`,
-        ),
+      (count, sentence) =>
+        log.warn({ source: name, left_out: count }, `source stderr: ${sentence}`),
       LAST_WORDS,
     );
     transport.stderr.on("data", (chunk: Buffer) => stderr.write(chunk));

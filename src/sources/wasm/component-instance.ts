@@ -8,7 +8,7 @@
 import { Worker } from "node:worker_threads";
 import { BrokerError } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
-import { LINES_PER_SECOND, OutputLines } from "../output-lines.js";
+import { OutputLines } from "../output-lines.js";
 import type { TranspiledComponent } from "./component-cache.js";
 import type { RouterExports } from "./wit/router-types.js";
 import type { RouterMethod, Sandbox, WorkerReply, WorkerSetup } from "./worker-protocol.js";
@@ -125,11 +125,8 @@ export class ComponentInstance {
     ] as const) {
       const lines = new OutputLines(
         (line) => log.info({ source, stream: name, line }, "component output"),
-        (count) =>
-          log.info(
-            { source, stream: name, left_out: count },
-            `component output: ${count} lines left out of the log (more than ${LINES_PER_SECOND} a second)`,
-          ),
+        (count, sentence) =>
+          log.info({ source, stream: name, left_out: count }, `component output: ${sentence}`),
       );
       stream.on("data", (chunk: Buffer) => lines.write(chunk));
       stream.on("end", () => lines.end());
