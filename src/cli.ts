@@ -1,8 +1,6 @@
 #!/usr/bin/env node
 import { Command, Option } from "commander";
 import { createToken } from "./auth/create-token.js";
-import { generateDemo } from "./toolsets/emcp/demo/generate.js";
-import { openDatabase } from "./toolsets/emcp/open-database.js";
 import { Broker } from "./broker/broker.js";
 import { pinsCommand } from "./app/pins-command.js";
 import { createLogger, LOG_LEVELS, type Logger } from "./contract/log.js";
@@ -332,6 +330,8 @@ program
     const spec = /^(sqlite:|mysql:|postgres(ql)?:)/.test(database)
       ? database
       : `sqlite:${database}`;
+    const { generateDemo } = await import("./toolsets/emcp/demo/generate.js");
+    const { openDatabase } = await import("./toolsets/emcp/open-database.js");
     const opened = openDatabase(spec, { prefix: opts.prefix });
     try {
       await generateDemo(opened, opts.prefix, Number(opts.docs));

@@ -5,8 +5,6 @@ import { fileURLToPath } from "node:url";
 import type { NodeConfig, Config } from "../config/schema.js";
 import { cacheFolder } from "../contract/cache-folder.js";
 import type { Logger } from "../contract/log.js";
-import { generateDemo } from "../toolsets/emcp/demo/generate.js";
-import { openDatabase } from "../toolsets/emcp/open-database.js";
 import { whyNoSandbox } from "./host-sandbox.js";
 
 /** The package's folder, installed or checked out: examples/ is there. */
@@ -91,6 +89,8 @@ async function demoDatabase(): Promise<string> {
   await mkdir(dirname(file), { recursive: true });
   // Written aside, then renamed: a demo started meanwhile never opens half a database.
   const partial = `${file}.${process.pid}.partial`;
+  const { generateDemo } = await import("../toolsets/emcp/demo/generate.js");
+  const { openDatabase } = await import("../toolsets/emcp/open-database.js");
   const opened = openDatabase(`sqlite:${partial}`);
   try {
     await generateDemo(opened, "evo_", DEMO_DOCUMENTS);

@@ -1,6 +1,5 @@
 import type { Logger } from "../contract/log.js";
 import { MemoryStore } from "./memory.js";
-import { RedisStore } from "./redis.js";
 import { SqliteStore } from "./sqlite.js";
 import type { StateStore } from "./store.js";
 
@@ -13,6 +12,8 @@ export async function openStore(spec: string, log?: Logger): Promise<StateStore>
   if (spec === "memory") return new MemoryStore();
   if (spec.startsWith("sqlite:")) return new SqliteStore(spec.slice("sqlite:".length));
   if (/^(rediss?|unix):/.test(spec)) {
+    // ioredis is loaded by a config that uses it only.
+    const { RedisStore } = await import("./redis.js");
     const store = new RedisStore(spec, undefined, log);
     try {
       await store.ready();

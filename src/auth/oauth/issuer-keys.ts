@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from "jose";
+import type { FetchImplementation, JWTVerifyGetKey } from "jose";
 import { z } from "zod";
 import { BrokerError } from "../../contract/errors.js";
 import { guardedFetch, type Fetch } from "../../net/guarded-fetch.js";
@@ -53,11 +53,13 @@ export class IssuerKeys {
 
   private async keySet(): Promise<JWTVerifyGetKey> {
     const url = this.jwksUrl ?? (await this.discoverJwksUrl());
+    const { createRemoteJWKSet, customFetch } = await import("jose");
     return createRemoteJWKSet(new URL(url), {
       cooldownDuration: this.refetchCooldownMs,
       cacheMaxAge: KEY_SET_MAX_AGE_MS,
       timeoutDuration: TIMEOUT_MS,
-      [customFetch]: (target, init) => this.fetch(target, init.headers),
+      [customFetch]: ((target, init) =>
+        this.fetch(target, init.headers)) satisfies FetchImplementation,
     });
   }
 

@@ -1,4 +1,4 @@
-import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import type { JWTPayload, JWTVerifyGetKey } from "jose";
 import { LRUCache } from "lru-cache";
 import { OAUTH_ALGORITHMS, type OAuthConfig } from "../../config/schema.js";
 import { BrokerError } from "../../contract/errors.js";
@@ -52,6 +52,8 @@ export class JwtVerifier {
     const key = digest.toString("base64url");
     const known = this.remembered.get(key);
     if (known && known.until > Date.now()) return { principal: known.principal };
+    // jose is loaded by the first token to verify: a broker without OAuth never does.
+    const { errors, jwtVerify } = await import("jose");
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, this.getKey, {
@@ -69,7 +71,7 @@ export class JwtVerifier {
       if (err instanceof errors.JOSEError && err.code === "ERR_JOSE_GENERIC") {
         throw new BrokerError("unavailable", `the authorization server's key set: ${err.message}`);
       }
-      return { reason: refusalOf(err) };
+      return { reason: refusalOf(err, errors) };
     }
     const skewS = this.settings.clock_skew_s ?? DEFAULT_CLOCK_SKEW_S;
     if (typeof payload.iat === "number" && payload.iat > Date.now() / 1000 + skewS) {
@@ -95,7 +97,7 @@ export class JwtVerifier {
   }
 }
 
-function refusalOf(err: unknown): string {
+function refusalOf(err: unknown, errors: typeof import("jose").errors): string {
   if (err instanceof errors.JWTExpired) return "the token has expired";
   if (err instanceof errors.JWTClaimValidationFailed) return `claim ${err.claim}: ${err.reason}`;
   if (err instanceof errors.JOSEAlgNotAllowed) return "the token's algorithm is not accepted";

@@ -1,7 +1,5 @@
 import Database from "better-sqlite3";
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, type Dialect } from "kysely";
-import { createPool } from "mysql2";
-import pg from "pg";
 import { addSqliteFunctions } from "./engine/sqlite.js";
 import { keepingStatements } from "./engine/sqlite-statements.js";
 import { EVO_TABLES, type EvoDatabase } from "./schema.js";
@@ -36,6 +34,11 @@ export function openDatabase(
  */
 const CONNECT_MS = 10_000;
 
+/**
+ * The dialect for a database URL. The MySQL and PostgreSQL drivers (a tenth
+ * of the program's modules) are loaded by the first connection that needs
+ * one, not at every start.
+ */
 function dialectFor(spec: string, readOnly: boolean): { engine: Engine; dialect: Dialect } {
   if (spec.startsWith("sqlite:")) {
     const file = spec.slice("sqlite:".length);
@@ -50,7 +53,12 @@ function dialectFor(spec: string, readOnly: boolean): { engine: Engine; dialect:
     return {
       engine: "mysql",
       dialect: new MysqlDialect({
-        pool: createPool({ uri: spec, connectionLimit: 8, connectTimeout: CONNECT_MS }),
+        pool: async () =>
+          (await import("mysql2")).createPool({
+            uri: spec,
+            connectionLimit: 8,
+            connectTimeout: CONNECT_MS,
+          }),
       }),
     };
   }
@@ -58,7 +66,12 @@ function dialectFor(spec: string, readOnly: boolean): { engine: Engine; dialect:
     return {
       engine: "postgres",
       dialect: new PostgresDialect({
-        pool: new pg.Pool({ connectionString: spec, max: 8, connectionTimeoutMillis: CONNECT_MS }),
+        pool: async () =>
+          new (await import("pg")).default.Pool({
+            connectionString: spec,
+            max: 8,
+            connectionTimeoutMillis: CONNECT_MS,
+          }),
       }),
     };
   }

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server, Transport } from "@modelcontextprotocol/server";
-import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
-import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { BrokerError } from "../../../contract/errors.js";
 import type { Logger } from "../../../contract/log.js";
 import type { Principal } from "../../../contract/router.js";
@@ -64,6 +63,8 @@ export class LegacySse {
     principal: Principal,
     createServer: (principal: () => Principal) => Server,
   ): Promise<void> {
+    // The 1.x SDK (its transport, its schemas, what they use) is loaded by the first stream.
+    const { SSEServerTransport } = await import("@modelcontextprotocol/sdk/server/sse.js");
     const held = [...this.sessions.values()].filter((s) => s.owner === principal.id).length;
     if (held >= this.maxPerPrincipal) {
       throw new BrokerError(
@@ -144,6 +145,7 @@ export class LegacySse {
     if (owner !== principal.id) {
       throw new BrokerError("forbidden", `stream ${sessionId} belongs to another token`);
     }
+    const { JSONRPCMessageSchema } = await import("@modelcontextprotocol/sdk/types.js");
     if (!JSONRPCMessageSchema.safeParse(body).success) {
       throw new BrokerError(
         "invalid_params",
