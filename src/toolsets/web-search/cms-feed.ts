@@ -1,13 +1,19 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "../../contract/log.js";
+import { TimeSlices } from "../../isolation/time-slices.js";
 import { markupText } from "../documents/extract-text.js";
-import { openDatabase } from "../emcp/open-database.js";
 import type { EvoDatabase } from "../emcp/schema.js";
 import { urlUnder } from "../../net/url-under.js";
 import type { TextIndex } from "./text-index.js";
 
 /** How often the feed asks the database for documents edited since its last look. */
 const REFRESH_MS = 60_000;
+
+/**
+ * Reading documents' HTML is main-thread work (500 documents, half a second):
+ * the event loop gets a turn after each slice of this many milliseconds.
+ */
+const SLICE_MS = 8;
 
 export interface CmsFeedSettings {
   /** The Evolution CMS database, as the emcp source takes it. */
@@ -46,8 +52,12 @@ export class CmsFeed {
     await this.db?.destroy();
   }
 
-  /** Opened on first use and again after a failure: the database may appear later. */
-  private database(): Kysely<EvoDatabase> {
+  /**
+   * Opened on first use and again after a failure: the database may appear
+   * later. Its module (Kysely and the drivers) is loaded then too.
+   */
+  private async database(): Promise<Kysely<EvoDatabase>> {
+    const { openDatabase } = await import("../emcp/open-database.js");
     this.db ??= openDatabase(this.settings.database, {
       prefix: this.settings.tablePrefix,
       readOnly: true,
@@ -57,7 +67,9 @@ export class CmsFeed {
 
   private async refresh(): Promise<void> {
     try {
-      const rows = await this.database()
+      const rows = await (
+        await this.database()
+      )
         .selectFrom("site_content")
         .select([
           "id",
@@ -75,7 +87,9 @@ export class CmsFeed {
         ])
         .where("editedon", ">", this.seen)
         .execute();
+      const slices = new TimeSlices(SLICE_MS);
       for (const row of rows) {
+        await slices.next();
         const id = `cms:${row.id}`;
         if (row.published !== 1 || row.deleted !== 0) {
           this.index.remove(id);
