@@ -46,10 +46,12 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
   checkResourceKnown(options.host, config, options.configFile);
   // HTTP is answered while the sources start: the tree's nodes at once, each
   // source's tools as it comes up. The start fails as before if one cannot.
+  const listening = Promise.withResolvers<void>();
   const { broker, ready } = await Broker.open(config, {
     log,
     ignoreBroken: options.ignoreBroken,
     signal: options.signal,
+    startAfter: listening.promise,
   });
   let credentials = credentialsOf(config.auth, options.secret);
   const { app, closeSessions } = createHttpApp({
@@ -77,12 +79,14 @@ export async function serveHttp(options: ServeOptions): Promise<RunningServer> {
     );
     server.once("error", reject);
   }).catch(async (err: NodeJS.ErrnoException) => {
+    listening.reject(err);
     await broker.close();
     await ready.catch(() => undefined);
     throw new Error(
       `cannot listen on ${options.host}:${options.port}: ${err.code === "EADDRINUSE" ? "the address is in use" : err.message}`,
     );
   });
+  listening.resolve();
   log.debug({ port }, "answering HTTP while the sources start");
   await ready.catch(async (err: unknown) => {
     await closeSessions();

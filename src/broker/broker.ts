@@ -61,6 +61,12 @@ export interface BrokerOptions {
    * opened is closed, programs started are ended, and the start rejects with the reason.
    */
   readonly signal?: AbortSignal;
+  /**
+   * The sources start once this resolves (an HTTP server listening): their
+   * start is main-thread work, and the first answers need none of it. A
+   * rejection ends the start with its reason.
+   */
+  readonly startAfter?: Promise<void>;
 }
 
 /**
@@ -206,7 +212,10 @@ export class Broker {
     try {
       signal?.throwIfAborted();
       const skeleton = skeletonWithRegistry(config, parts.toolRegistry.tools());
-      starting = parts.sources.start(skeleton.mounts, options.ignoreBroken === true);
+      starting = Promise.resolve(options.startAfter).then(() => {
+        signal?.throwIfAborted();
+        return parts.sources.start(skeleton.mounts, options.ignoreBroken === true);
+      });
       // Nothing is up yet: the tree of the config's nodes, and no tools.
       const { tree } = await treeOfSources(config, skeleton, parts.sources, log, parts.pins);
       broker = new Broker(config, parts, metrics, skeleton, tree, log);

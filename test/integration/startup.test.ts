@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -214,6 +214,45 @@ describe("start-up, served while the sources start", () => {
     } finally {
       await broker.close();
     }
+  });
+
+  it("starts the sources once told to (the HTTP server listening), and none when that fails", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "told-to-start-"));
+    const witnessed = (name: string) => ({
+      path: `/${name}`,
+      source: {
+        backend: "stdio",
+        command: fixtureCommand(),
+        env: { FIXTURE_PID_FILE: join(folder, name) },
+      },
+    });
+    const listening = Promise.withResolvers<void>();
+    const { broker, ready } = await Broker.open(config([witnessed("held")]), {
+      log: silent,
+      startAfter: listening.promise,
+    });
+    // A source opened after it, started at once, comes up: the held one never began.
+    const other = await Broker.start(config([witnessed("other")]), { log: silent });
+    await other.close();
+    try {
+      expect(existsSync(join(folder, "other"))).toBe(true);
+      expect(existsSync(join(folder, "held"))).toBe(false);
+      expect(broker.list("/", EVERYONE).children.map((c) => c.name)).toContain("held");
+      listening.resolve();
+      await ready;
+      expect(broker.health().sources["/held"]?.up).toBe(true);
+      expect(existsSync(join(folder, "held"))).toBe(true);
+    } finally {
+      await broker.close();
+    }
+
+    const failed = Promise.withResolvers<void>();
+    const refused = await Broker.open(config([witnessed("never")]), {
+      log: silent,
+      startAfter: failed.promise,
+    });
+    failed.reject(new Error("cannot listen on 127.0.0.1:1: the address is in use"));
+    await expect(refused.ready).rejects.toThrow(/the address is in use/);
   });
 
   it("fails as a start would when a source cannot start, with everything closed", async () => {
