@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -301,5 +302,37 @@ describe("start-up, served while the sources start", () => {
     expect(await Promise.race([outcome, "still starting"])).toBe("still starting");
     expect(await outcome).toMatch(/\/bad: source \/bad could not start/);
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+
+  it("starts no source when its port is taken, and says so", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    const pidFile = join(mkdtempSync(join(tmpdir(), "port-taken-")), "pid");
+    try {
+      const serving = serveHttp({
+        host: "127.0.0.1",
+        port,
+        configFile: writeConfig({
+          tree: [
+            {
+              path: "/s",
+              source: {
+                backend: "stdio",
+                command: fixtureCommand(),
+                env: { FIXTURE_PID_FILE: pidFile },
+              },
+            },
+          ],
+        }),
+        log: silent,
+      });
+      await expect(serving).rejects.toThrow(
+        `cannot listen on 127.0.0.1:${port}: the address is in use`,
+      );
+      expect(existsSync(pidFile)).toBe(false);
+    } finally {
+      taken.close();
+    }
   });
 });
