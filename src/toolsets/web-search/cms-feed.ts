@@ -67,9 +67,8 @@ export class CmsFeed {
 
   private async refresh(): Promise<void> {
     try {
-      const rows = await (
-        await this.database()
-      )
+      const db = await this.database();
+      const rows = await db
         .selectFrom("site_content")
         .select([
           "id",
