@@ -9,7 +9,7 @@ import { BrokerError, type ErrorProfile } from "../../../contract/errors.js";
 import type { Logger } from "../../../contract/log.js";
 import { asToolError } from "./call-result.js";
 import { protocolError } from "./protocol-error.js";
-import type { HandlerHost } from "./handler-host.js";
+import type { HandlerHost, MethodAnswer } from "./handler-host.js";
 import type { RequestExtra } from "./request-context.js";
 import {
   JSONRPC_REQUEST_ID,
@@ -45,30 +45,36 @@ export function handleRequest<S extends RequestSchema>(
   options: HandlerOptions,
   handler: (request: z.infer<S>, extra: RequestExtra) => Promise<ServerResult>,
 ): void {
-  const method = schema.shape.method.value;
-  const profile = options.profile ?? "mcp";
-  const serve = async (raw: unknown, extra: RequestExtra): Promise<ServerResult> => {
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) throw invalidRequest(method, parsed.error);
-    try {
-      return await handler(parsed.data, extra);
-    } catch (err) {
-      if (err instanceof ProtocolError) throw err;
-      if (!(err instanceof BrokerError) || err.kind === "internal")
-        options.log.error({ err, method }, "MCP request failed");
-      if (method === "tools/call") return asToolError(err, profile) satisfies CallToolResult;
-      throw protocolError(err, profile);
-    }
-  };
-  const serveBoth = ([raw, extra]: [unknown, RequestExtra]) => serve(raw, extra);
-  const answer = (raw: unknown, extra: RequestExtra): Promise<ServerResult> => {
-    if (!observing()) return serve(raw, extra);
+  const serving = new MethodServing(schema, options, handler);
+  host.handle(serving.name, serving);
+}
+
+/**
+ * One method of one server. Its functions are its class's, not closures made
+ * for each server: every session's server holds one of these for each method
+ * it serves, so what one holds is paid once per method and open session.
+ */
+class MethodServing<S extends RequestSchema> implements MethodAnswer {
+  readonly name: string;
+  private readonly profile: ErrorProfile;
+
+  constructor(
+    private readonly schema: S,
+    private readonly options: HandlerOptions,
+    private readonly handler: (request: z.infer<S>, extra: RequestExtra) => Promise<ServerResult>,
+  ) {
+    this.name = schema.shape.method.value;
+    this.profile = options.profile ?? "mcp";
+  }
+
+  answer(raw: unknown, extra: RequestExtra): Promise<ServerResult> {
+    if (!observing()) return this.serve(raw, extra);
     const params = (raw as { params?: { _meta?: unknown; name?: unknown; uri?: unknown } }).params;
     const target = params?.name ?? params?.uri;
     const identity = extra.identity;
     return servedOperation(
       {
-        method,
+        method: this.name,
         target: typeof target === "string" ? target : undefined,
         attributes: identity && {
           [JSONRPC_REQUEST_ID]: String(identity.requestId),
@@ -77,11 +83,34 @@ export function handleRequest<S extends RequestSchema>(
         },
       },
       parentOf(params?._meta),
-      serveBoth,
-      [raw, extra],
+      serveOne,
+      [this, raw, extra],
     );
-  };
-  host.handle(method, answer);
+  }
+
+  async serve(raw: unknown, extra: RequestExtra): Promise<ServerResult> {
+    const parsed = this.schema.safeParse(raw);
+    if (!parsed.success) throw invalidRequest(this.name, parsed.error);
+    try {
+      return await this.handler(parsed.data, extra);
+    } catch (err) {
+      if (err instanceof ProtocolError) throw err;
+      if (!(err instanceof BrokerError) || err.kind === "internal")
+        this.options.log.error({ err, method: this.name }, "MCP request failed");
+      if (this.name === "tools/call")
+        return asToolError(err, this.profile) satisfies CallToolResult;
+      throw protocolError(err, this.profile);
+    }
+  }
+}
+
+/** `servedOperation` runs its operation on an input: no closure is made per call. */
+function serveOne([method, raw, extra]: [
+  MethodServing<RequestSchema>,
+  unknown,
+  RequestExtra,
+]): Promise<ServerResult> {
+  return method.serve(raw, extra);
 }
 
 function invalidRequest(method: string, error: z.ZodError): ProtocolError {

@@ -12,15 +12,17 @@ import { z } from "zod";
 import type { BridgeState, InputBridge } from "./input-bridge.js";
 import type { RequestExtra } from "./request-context.js";
 
-/** Serves one request: its raw message, and the way back to its client. */
-export type Answer = (request: unknown, extra: RequestExtra) => Promise<ServerResult>;
+/** What serves one method: each request's raw message, and the way back to its client. */
+export interface MethodAnswer {
+  answer(request: unknown, extra: RequestExtra): Promise<ServerResult>;
+}
 
 /**
  * Where the broker's MCP handlers are installed, so the tree, the policy and
  * the relaying are written once and served in every revision.
  */
 export interface HandlerHost {
-  handle(method: string, answer: Answer): void;
+  handle(method: string, serving: MethodAnswer): void;
 }
 
 /**
@@ -82,7 +84,7 @@ export function sdkHost(
   bridge: InputBridge,
 ): HandlerHost {
   return {
-    handle(method, answer) {
+    handle(method, serving) {
       const handler = async (
         params: Record<string, unknown>,
         ctx: ServerContext,
@@ -99,7 +101,7 @@ export function sdkHost(
             typeof version === "string" ? version : server.getNegotiatedProtocolVersion(),
         };
         if (era === "legacy") {
-          return answer(request, {
+          return serving.answer(request, {
             identity,
             signal: ctx.mcpReq.signal,
             clientCapabilities: server.getClientCapabilities() as ClientCapabilities | undefined,
@@ -109,7 +111,7 @@ export function sdkHost(
           });
         }
         if (era === "legacy-request") {
-          return answer(request, {
+          return serving.answer(request, {
             identity,
             signal: ctx.mcpReq.signal,
             sendNotification,
@@ -119,7 +121,7 @@ export function sdkHost(
         const clientCapabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
           ClientCapabilities | undefined;
         if (!MULTI_ROUND.has(method)) {
-          return answer(request, {
+          return serving.answer(request, {
             identity,
             signal: ctx.mcpReq.signal,
             clientCapabilities,
@@ -136,7 +138,8 @@ export function sdkHost(
             signal: ctx.mcpReq.signal,
             notify: sendNotification,
           },
-          (extra) => answer(request, { ...extra, identity, clientCapabilities, tasks: true }),
+          (extra) =>
+            serving.answer(request, { ...extra, identity, clientCapabilities, tasks: true }),
         ) as Promise<ServerResult>;
       };
       // With a schema of its own, the SDK leaves checking the request to the
