@@ -493,6 +493,12 @@ export class Broker {
     return this.parts.inputBridgeKey;
   }
 
+  /** Whether a source of this name is mounted and `principal` may know of it: `/mcp/<name>` asks on every request. */
+  knowsSource(name: string, principal: Principal): boolean {
+    const mount = this.skeleton.mounts.find((m) => m.name === name);
+    return mount !== undefined && sees(principal, mount.id);
+  }
+
   /** Names of the mounted sources, for `/mcp/<name>`: those `principal` may know of, when given. */
   sourceNames(principal?: Principal): string[] {
     return this.skeleton.mounts

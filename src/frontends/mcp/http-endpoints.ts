@@ -147,8 +147,8 @@ export function mcpEndpoints(options: McpEndpointOptions): McpEndpoints {
   });
   app.all("/mcp/:name", async (c) => {
     const name = c.req.param("name") ?? "";
-    const known = broker.sourceNames(c.get("principal"));
-    if (!known.includes(name)) {
+    if (!broker.knowsSource(name, c.get("principal"))) {
+      const known = broker.sourceNames(c.get("principal"));
       return c.json(
         {
           jsonrpc: "2.0",

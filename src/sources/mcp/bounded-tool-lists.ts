@@ -27,9 +27,18 @@ export function boundToolLists(
 ): void {
   const request = client.request.bind(client) as AnyRequest;
   let walk = { pages: 0, tools: 0 };
-  const bounded: AnyRequest = async (req, ...rest) => {
-    const result = await request(req, ...rest);
-    if (req.method !== "tools/list") return result;
+  const bounded: AnyRequest = (req, ...rest) => {
+    if (req.method === "tools/list") return boundPage(req, () => request(req, ...rest));
+    // Every other request (a call) goes as it came, without an async wrapper of its own per
+    // call; the SDK's checks that throw at once still reach the caller as a rejection.
+    try {
+      return request(req, ...rest);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  };
+  const boundPage = async (req: Parameters<AnyRequest>[0], answer: () => Promise<unknown>) => {
+    const result = await answer();
     if (req.params?.cursor === undefined) walk = { pages: 0, tools: 0 };
     walk.pages++;
     const page = result as { tools?: unknown[]; nextCursor?: string };
