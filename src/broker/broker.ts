@@ -493,7 +493,10 @@ export class Broker {
     return this.parts.inputBridgeKey;
   }
 
-  /** Whether a source of this name is mounted and `principal` may know of it: `/mcp/<name>` asks on every request. */
+  /**
+   * Whether a source of this name is mounted and `principal` may know of it:
+   * `/mcp/<name>` asks on every request, so only that source's scopes are read.
+   */
   knowsSource(name: string, principal: Principal): boolean {
     const mount = this.skeleton.mounts.find((m) => m.name === name);
     return mount !== undefined && sees(principal, mount.id);
