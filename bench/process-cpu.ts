@@ -11,6 +11,14 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/** A process's resident memory (VmRSS) in KB, from /proc; throws where it cannot be read. */
+export function residentKb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
+  if (kb === undefined) throw new Error(`/proc/${pid}/status has no VmRSS`);
+  return Number(kb);
+}
+
 /** Direct children of a process, from /proc (Linux). */
 export function childPids(pid: number): number[] {
   try {

@@ -9,11 +9,11 @@
  * `npm run bench` does not run it; `npm run build`, then
  * `BENCH_SESSIONS=1000,10000 tsx bench/session-rss.ts`.
  */
-import { readFileSync } from "node:fs";
 import { writeConfig } from "../test/helpers/broker.js";
 import { INITIALIZE, postMcp } from "../test/helpers/mcp-client.js";
 import { echoConfig } from "./echo-configs.js";
 import { machineLine } from "./machine.js";
+import { residentKb } from "./process-cpu.js";
 import { builtBroker, start, stopChildren } from "./processes.js";
 
 const COUNTS = (process.env.BENCH_SESSIONS ?? "1000,10000").split(",").map(Number);
@@ -23,11 +23,6 @@ const SETTINGS: [label: string, nodeFlags: string[]][] = [
   ["--max-semi-space-size=8", ["--max-semi-space-size=8"]],
 ];
 const AT_ONCE = Number(process.env.BENCH_AT_ONCE ?? 8);
-
-function rssKb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/^VmRSS:\s+(\d+)/m.exec(status)![1]);
-}
 
 async function openSessions(url: string, count: number): Promise<void> {
   let left = count;
@@ -56,9 +51,9 @@ async function perSession(nodeFlags: string[], count: number): Promise<number> {
     const url = `http://127.0.0.1:${port}/mcp`;
     // The first requests load and compile what serving a session needs: not a session's cost.
     await openSessions(url, 20);
-    const before = rssKb(child.pid!);
+    const before = residentKb(child.pid!);
     await openSessions(url, count);
-    return (rssKb(child.pid!) - before) / count;
+    return (residentKb(child.pid!) - before) / count;
   } finally {
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");

@@ -6,7 +6,7 @@
  * after its client left. Needs haproxy and Redis, like bench/horizontal.ts.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernTransport,
@@ -15,14 +15,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startHaproxy } from "../test/helpers/haproxy.js";
 import { echoConfig } from "./echo-configs.js";
+import { residentKb } from "./process-cpu.js";
 import { broker, redisReachable, stopChildren } from "./processes.js";
 
 const SECONDS = Number(process.env.BENCH_SOAK_S ?? 300);
 const SAMPLE_MS = 15_000;
 const haproxy = spawnSync("sh", ["-c", "command -v haproxy"], { encoding: "utf8" }).stdout.trim();
 
-const rssMb = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+const rssMb = (pid: number) => residentKb(pid) / 1024;
 const fds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
 /**
