@@ -498,8 +498,7 @@ export class Broker {
    * `/mcp/<name>` asks on every request, so only that source's scopes are read.
    */
   knowsSource(name: string, principal: Principal): boolean {
-    const mount = this.skeleton.mounts.find((m) => m.name === name);
-    return mount !== undefined && sees(principal, mount.id);
+    return this.visibleMount(name, principal) !== undefined;
   }
 
   /** Names of the mounted sources, for `/mcp/<name>`: those `principal` may know of, when given. */
@@ -694,14 +693,19 @@ export class Broker {
     return pin;
   }
 
+  /** The mount of this source name, where `principal` (when given) may know of it. */
+  private visibleMount(
+    name: string,
+    principal?: Principal,
+  ): Skeleton["mounts"][number] | undefined {
+    const mount = this.skeleton.mounts.find((m) => m.name === name);
+    return mount && (principal === undefined || sees(principal, mount.id)) ? mount : undefined;
+  }
+
   /** A mount by its source name; `not_found` names the sources the caller may know of. */
   private mountNamed(name: string, principal?: Principal): Skeleton["mounts"][number] {
-    const mount = this.skeleton.mounts.find((m) => m.name === name);
-    if (
-      !mount ||
-      !this.parts.sources.has(mount.id) ||
-      (principal !== undefined && !sees(principal, mount.id))
-    ) {
+    const mount = this.visibleMount(name, principal);
+    if (!mount || !this.parts.sources.has(mount.id)) {
       throw new BrokerError(
         "not_found",
         `no source named "${name}"; the sources are ${this.sourceNames(principal).join(", ") || "(none)"}`,
