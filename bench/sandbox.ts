@@ -16,6 +16,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { pino } from "pino";
+import { whyNoSandbox } from "../src/app/host-sandbox.js";
 import { bwrapCommand } from "../src/isolation/sandbox/bwrap-command.js";
 import { sandboxPlanOf } from "../src/isolation/sandbox/sandbox-plan.js";
 import { Broker } from "../src/broker/broker.js";
@@ -24,6 +25,12 @@ import { everythingCommand } from "../test/helpers/broker.js";
 import { machineLine } from "./machine.js";
 import { broker as spawnBrokerProcess, stopChildren } from "./processes.js";
 import { median, percentile } from "./stats.js";
+
+const noSandbox = await whyNoSandbox();
+if (noSandbox !== undefined) {
+  console.log(`\nA stdio server in a bubblewrap sandbox: skipped, ${noSandbox}.`);
+  process.exit(0);
+}
 
 const log = pino({ level: "silent" });
 const source = (sandbox: boolean) => ({
