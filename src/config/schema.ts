@@ -513,6 +513,14 @@ const ToolSearchSchema = z
           "The environment variable holding the endpoint's API key, sent as a bearer.",
         ),
         timeout_s: Seconds.optional().describe("Longest one request may take; default 10."),
+        weight: z
+          .number()
+          .positive()
+          .max(10)
+          .optional()
+          .describe(
+            "How much the ranking by meaning counts beside the words' (which count 1); default 1. A small local model does better lower, such as 0.2.",
+          ),
       })
       .optional()
       .describe(

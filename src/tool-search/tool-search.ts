@@ -23,6 +23,8 @@ const REMEMBERED_CALLERS = 64;
 export interface ToolSearchOptions {
   readonly thesaurus?: Thesaurus | undefined;
   readonly semantic?: SemanticIndex | undefined;
+  /** How much the ranking by meaning counts beside the words' (1: as much); default 1. */
+  readonly semanticWeight?: number | undefined;
   readonly log: Logger;
 }
 
@@ -142,8 +144,11 @@ export class ToolSearch {
       semantic === undefined
         ? lexical
         : fuseRanks([
-            lexical.slice(0, FUSION_DEPTH).map((h) => h.path),
-            semantic.filter((h) => request.accepts(h.path)).map((h) => h.path),
+            { paths: lexical.slice(0, FUSION_DEPTH).map((h) => h.path), weight: 1 },
+            {
+              paths: semantic.filter((h) => request.accepts(h.path)).map((h) => h.path),
+              weight: this.options.semanticWeight ?? 1,
+            },
           ]);
     const words = wordsOf(request.query);
     const out = new Map<string, ToolHit>();

