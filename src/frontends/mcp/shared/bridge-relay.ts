@@ -1,35 +1,17 @@
 import { randomUUID } from "node:crypto";
-import {
-  ProtocolError,
-  type InputRequiredResult,
-  type ServerNotification,
-  type ServerResult,
-} from "@modelcontextprotocol/server";
-import { BrokerError, type ErrorKind } from "../../../contract/errors.js";
+import { ProtocolError, type ServerNotification } from "@modelcontextprotocol/server";
+import { BrokerError } from "../../../contract/errors.js";
 import type { Logger } from "../../../contract/log.js";
 import type { MessageBus } from "../../../state/store.js";
+import {
+  readRelayMessage,
+  type Failure,
+  type Outcome,
+  type RelayedRound,
+  type RelayMessage,
+} from "./relay-message.js";
 
 const CHANNEL = "mcp-broker:input-bridge";
-
-/** A round of a 2026-07-28 call as it travels between instances. */
-export interface RelayedRound {
-  /** The sealed state, already opened by the instance the round came to. */
-  readonly state: Record<string, unknown>;
-  readonly inputResponses: Record<string, unknown> | undefined;
-  readonly owner: string;
-}
-
-type Outcome = ServerResult | InputRequiredResult;
-
-type Failure =
-  | { readonly protocol: { code: number; message: string; data?: unknown } }
-  | { readonly broker: { kind: ErrorKind; message: string; details?: Record<string, unknown> } };
-
-type Message =
-  | { type: "round"; to: string; from: string; id: string; round: RelayedRound }
-  | { type: "cancel"; to: string; id: string }
-  | { type: "notify"; to: string; id: string; notification: ServerNotification }
-  | { type: "reply"; to: string; id: string; outcome?: Outcome; failure?: Failure };
 
 /** Serves a round that came from another instance. */
 export type RoundServer = (
@@ -110,18 +92,13 @@ export class BridgeRelay {
     for (const controller of this.serving.values()) controller.abort();
   }
 
-  private send(message: Message): Promise<void> {
+  private send(message: RelayMessage): Promise<void> {
     return this.bus.publish(CHANNEL, JSON.stringify(message));
   }
 
   private hear(text: string): void {
-    let message: Message;
-    try {
-      message = JSON.parse(text) as Message;
-    } catch {
-      return;
-    }
-    if (message.to !== this.instance) return;
+    const message = readRelayMessage(text);
+    if (message?.to !== this.instance) return;
     switch (message.type) {
       case "round":
         return void this.serveRound(message);
@@ -142,12 +119,12 @@ export class BridgeRelay {
     }
   }
 
-  private async serveRound(message: Extract<Message, { type: "round" }>): Promise<void> {
+  private async serveRound(message: Extract<RelayMessage, { type: "round" }>): Promise<void> {
     const controller = new AbortController();
     this.serving.set(message.id, controller);
     const notify = async (notification: ServerNotification) =>
       this.send({ type: "notify", to: message.from, id: message.id, notification });
-    let reply: Message;
+    let reply: RelayMessage;
     try {
       if (!this.server) throw new Error("no round server on this instance");
       const outcome = await this.server(message.round, controller.signal, notify);
