@@ -12,8 +12,8 @@
  * 3. with a stream: a standalone GET stream opened on each of the N warm
  *    sessions, and left open.
  *
- * `npm run bench` does not run it; `npm run build`, then
- * `BENCH_SESSIONS=1000 node --expose-gc --import tsx bench/session-memory.ts`.
+ * `npm run bench` runs it for 1,000 and for 10,000 sessions; alone, after
+ * `npm run build`: `BENCH_SESSIONS=1000 node --expose-gc --import tsx bench/session-memory.ts`.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";

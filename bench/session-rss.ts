@@ -6,7 +6,7 @@
  * GC forced; a fresh process for each count. Run with V8's default young
  * generation and with it capped by `--max-semi-space-size`, in one run.
  *
- * `npm run bench` does not run it; `npm run build`, then
+ * `npm run bench` runs it; alone, after `npm run build`:
  * `BENCH_SESSIONS=1000,10000 tsx bench/session-rss.ts`.
  */
 import { writeConfig } from "../test/helpers/broker.js";
