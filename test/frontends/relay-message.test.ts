@@ -18,13 +18,14 @@ describe("a message of the input-bridge relay, read from the bus", () => {
       id: "1",
       failure,
     });
+    // Passed on as sent, keys the SDK's schema does not name included.
     const notification = {
-      method: "notifications/progress",
-      params: { progressToken: 1, progress: 2 },
+      method: "notifications/message",
+      params: { level: "info", data: { rows: [1] }, vendor: { trace: "abc" } },
     };
     expect(
       readRelayMessage(JSON.stringify({ type: "notify", to: TO, id: "1", notification })),
-    ).toMatchObject({ type: "notify", notification });
+    ).toEqual({ type: "notify", to: TO, id: "1", notification });
   });
 
   it("is dropped when it is not, even addressed to this instance", () => {

@@ -85,6 +85,7 @@ export function readRelayMessage(text: string): RelayMessage | undefined {
   } catch {
     return undefined;
   }
-  const message = RelayMessageSchema.safeParse(parsed);
-  return message.success ? (message.data as RelayMessage) : undefined;
+  // Checked, then passed on as sent: the schemas drop keys they do not know (a
+  // notification's own params), which the other instance's client should still get.
+  return RelayMessageSchema.safeParse(parsed).success ? (parsed as RelayMessage) : undefined;
 }
