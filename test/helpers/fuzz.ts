@@ -1,6 +1,7 @@
 /**
  * How many cases a property runs: a few hundred in the test suite (a fixed
- * seed keeps CI repeatable), and `FUZZ_RUNS` times more under `npm run fuzz`.
+ * seed keeps CI repeatable), and `FUZZ_FACTOR` times more (20 by default)
+ * under `npm run fuzz`, which runs every test file that calls this.
  */
 export function fuzzRuns(base: number): number {
   const factor = Number(process.env.FUZZ_FACTOR ?? 1);
