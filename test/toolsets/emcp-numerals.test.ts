@@ -115,6 +115,27 @@ describe("a TV value read as a number", () => {
     );
   });
 
+  it("holds no number beyond a numeral's 18 integer digits, whatever room the precision leaves", async () => {
+    for (const engine of engines) {
+      expect(
+        await numberOn(engine, "1000000000000000000", { type: "DECIMAL", precision: 19, scale: 0 }),
+        engine.name,
+      ).toBeNull();
+      expect(
+        await numberOn(engine, "8000000000000000000.5", {
+          type: "DECIMAL",
+          precision: 25,
+          scale: 2,
+        }),
+        engine.name,
+      ).toBeNull();
+      expect(
+        await numberOn(engine, "800000000000000000", { type: "DECIMAL", precision: 25, scale: 2 }),
+        engine.name,
+      ).toBe(8e17);
+    }
+  });
+
   it("on SQLite: reads in SQL what emcp_number reads, for numbers as SQLite writes them", async () => {
     const [sqlite] = engines;
     const written = fc.oneof(

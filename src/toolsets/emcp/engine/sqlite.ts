@@ -37,8 +37,9 @@ function numberOf(text: Expression<string | null>, cast: TvCast): RawBuilder<num
         then cast(${text} as integer)
       else emcp_number(${text}, ${sql.lit(signed ? 1 : 0)}, 0, -1) end)`;
   }
-  // Lengths count a sign and a leading zero as digits: such values take the slow path.
-  const whole = sql.lit(cast.precision - cast.scale);
+  // Lengths count a sign and a leading zero as digits: such values take the slow path. A
+  // numeral has at most NUMERAL_DIGITS integer digits, whatever room the precision leaves.
+  const whole = sql.lit(Math.min(cast.precision - cast.scale, NUMERAL_DIGITS));
   return sql<number | null>`(case when ${text} is null then null
     when ${asInteger} and length(${text}) <= ${whole} then cast(${text} as integer)
     when ${asReal} and length(${text}) - instr(${text}, '.') <= ${sql.lit(cast.scale)}
