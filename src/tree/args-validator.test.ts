@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compiledSchemaChars, compileArgsSchema } from "./args-validator.js";
+import { fuzzRuns } from "../../test/helpers/fuzz.js";
 
 const withPattern = (pattern: string) =>
   compileArgsSchema({ type: "object", properties: { s: { type: "string", pattern } } });
@@ -76,7 +77,7 @@ describe("compileArgsSchema", () => {
           expect(passes, `${pattern} on ${JSON.stringify(text)}`).toBe(native.test(text));
         },
       ),
-      { numRuns: 500 },
+      { numRuns: fuzzRuns(500) },
     );
   });
 

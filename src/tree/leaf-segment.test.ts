@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { hasInvisibleCharacters, leafSegment } from "./leaf-segment.js";
+import { fuzzRuns } from "../../test/helpers/fuzz.js";
 
 describe("leafSegment", () => {
   it("keeps a name of MCP's alphabet as it is", () => {
@@ -31,7 +32,7 @@ describe("leafSegment", () => {
           if (a !== b) expect(leafSegment(b).segment).not.toBe(segment);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: fuzzRuns(500) },
     );
   });
 

@@ -3,6 +3,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import type { Tool } from "@modelcontextprotocol/server";
 import { typescriptDeclarations, type DeclaredTool } from "./typescript-declarations.js";
+import { fuzzRuns } from "../../test/helpers/fuzz.js";
 
 function toolEntry(
   path: string,
@@ -132,7 +133,7 @@ describe("TypeScript declarations of tools", () => {
           expect(syntaxErrors(text)).toEqual([]);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 

@@ -6,6 +6,7 @@ import { configJsonSchema } from "../../src/export-config-schema.js";
 import { ConfigError } from "../../src/config/errors.js";
 import { loadConfig, parseConfig } from "../../src/config/load.js";
 import { ConfigSchema } from "../../src/sources/kinds.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 
 const parse = (value: unknown, env: Record<string, string> = {}) =>
   parseConfig(
@@ -110,7 +111,7 @@ describe("config", () => {
           expect(found).toEqual(["$.tree[0].source.command: expected string or array"]);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: fuzzRuns(200) },
     );
     expect(problems({ tree: 42 })).toEqual([
       "$.tree: expected a list of nodes or one root node object",
@@ -155,7 +156,7 @@ describe("config", () => {
           /^\$\.tree\[0\]\.source\.backend: no backend .*one of stdio, http/,
         );
       }),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 
@@ -179,7 +180,7 @@ describe("config", () => {
           );
         },
       ),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 

@@ -9,6 +9,7 @@ import { RedisStore } from "../../src/state/redis.js";
 import type { Admission, Bucket, Claim } from "../../src/state/store.js";
 import { keyed, textResult, toolCall } from "../helpers/requests.js";
 import { redisAvailable } from "../helpers/services.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 
 const hasRedis = await redisAvailable();
 
@@ -119,7 +120,7 @@ describe("a claim sent twice", () => {
           await store.close();
         },
       ),
-      { numRuns: 50 },
+      { numRuns: fuzzRuns(50) },
     );
   });
 });

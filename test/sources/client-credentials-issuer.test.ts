@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClientCredentials } from "../../src/sources/mcp/client-credentials.js";
 import { listenOnLoopback, type LoopbackServer } from "../helpers/loopback-mcp.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 
 /**
  * Whatever authorization server a backend's metadata names, the client
@@ -52,7 +53,7 @@ describe("client credentials without an issuer, whatever the backend names", () 
           expect(requests.every((path) => path.startsWith("/.well-known/"))).toBe(true);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: fuzzRuns(60) },
     );
   });
 

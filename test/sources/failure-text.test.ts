@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
 import { failureText } from "../../src/sources/mcp/failure-text.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 
 /** An error as fetch throws it: its reason, with Node's code, is its cause. */
 function fetchFailed(code: string): TypeError {
@@ -45,7 +46,7 @@ describe("failureText", () => {
           expect(said).not.toContain(page);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: fuzzRuns(500) },
     );
   });
 
@@ -57,7 +58,7 @@ describe("failureText", () => {
         expect(said.length).toBeLessThanOrEqual(201);
         expect(message.startsWith(said.replace(/…$/, ""))).toBe(true);
       }),
-      { numRuns: 500 },
+      { numRuns: fuzzRuns(500) },
     );
   });
 });

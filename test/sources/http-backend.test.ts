@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { endpointWords } from "../../src/sources/mcp/http-backend.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 
 describe("endpointWords", () => {
   it("names the endpoint without its query, credentials or a key in its path", () => {
@@ -32,7 +33,7 @@ describe("endpointWords", () => {
           expect(said).toBe(`https://h.example.com/${[...before, "…", ...after].join("/")}`);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 });

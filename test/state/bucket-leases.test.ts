@@ -5,6 +5,7 @@ import { BucketLeases, leaseSize } from "../../src/state/bucket-leases.js";
 import { RedisStore } from "../../src/state/redis.js";
 import type { Bucket } from "../../src/state/store.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 
 const hasRedis = await redisAvailable();
 const run = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
@@ -154,7 +155,7 @@ describe.runIf(hasRedis)("a Redis store's leases", () => {
           expect(burst - admitted).toBeLessThanOrEqual(burst * 0.01);
         },
       ),
-      { numRuns: 15 },
+      { numRuns: fuzzRuns(15) },
     );
   }, 60_000);
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/state/open-store.js";
 import { redisAddress } from "../../src/state/redis-address.js";
 import { ownRedis } from "../helpers/services.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 
 describe("a Redis address", () => {
   it("passes redis:// and rediss:// URLs to ioredis as they are", () => {
@@ -54,7 +55,7 @@ describe("a Redis address", () => {
         }
         throw new Error(`accepted an unknown parameter: ${spec}`);
       }),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 });

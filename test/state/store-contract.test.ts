@@ -9,6 +9,7 @@ import { RedisStore } from "../../src/state/redis.js";
 import { SqliteStore } from "../../src/state/sqlite.js";
 import type { StateStore } from "../../src/state/store.js";
 import { ownRedis, REDIS_URL, redisAvailable } from "../helpers/services.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 
 const hasRedis = await redisAvailable();
 /** A Redis of the suite's own on a Unix socket, as a Redis on the broker's host is best reached. */
@@ -125,7 +126,7 @@ describe.each(stores)("the %s store", (_name, make, available) => {
             await store.delete(`d:${key}`, held);
             expect(await store.get(`d:${key}`)).toBeUndefined();
           }),
-          { numRuns: 200 },
+          { numRuns: fuzzRuns(200) },
         ),
       ),
   );
@@ -137,7 +138,7 @@ describe.each(stores)("the %s store", (_name, make, available) => {
           await store.handOff(`h:${key}`, value, 60_000);
           expect(await store.get(`h:${key}`)).toBe(value);
         }),
-        { numRuns: 200 },
+        { numRuns: fuzzRuns(200) },
       ),
     ),
   );

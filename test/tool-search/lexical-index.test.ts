@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LexicalIndex } from "../../src/tool-search/lexical-index.js";
 import type { SearchableTool } from "../../src/tool-search/searchable-tool.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 
 const WORDS = [
   "alpha",
@@ -60,7 +61,7 @@ describe("the lexical index", () => {
           a.forEach((hit, i) => expect(hit.score).toBeCloseTo(b[i]!.score, 9));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 

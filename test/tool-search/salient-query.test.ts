@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { salientQuery } from "../../src/tool-search/salient-query.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 
 describe("the salient part of a long request", () => {
   it("leaves a request within the limit as it is", () => {
@@ -35,7 +36,7 @@ describe("the salient part of a long request", () => {
           if (text.length <= max) expect(found.text).toBe(text);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 });

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { keepingStatements } from "../../src/toolsets/emcp/engine/sqlite-statements.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 
 /** A connection that counts what SQLite was asked to prepare. */
 function counted(): { database: Database.Database; prepared: string[] } {
@@ -61,7 +62,7 @@ describe("kept SQLite statements", () => {
           connection.close();
         },
       ),
-      { numRuns: 30 },
+      { numRuns: fuzzRuns(30) },
     );
   });
 });

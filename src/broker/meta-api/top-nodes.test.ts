@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { topNodesText } from "./top-nodes.js";
+import { fuzzRuns } from "../../../test/helpers/fuzz.js";
 
 describe("the top of the tree in a meta tool's description", () => {
   it("names each entry with the start of its summary, and counts what did not fit", () => {
@@ -35,7 +36,7 @@ describe("the top of the tree in a meta tool's description", () => {
           if (entries.length > 0 && budget >= 40) expect(text).toMatch(/^Holds/);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: fuzzRuns(500) },
     );
   });
 });

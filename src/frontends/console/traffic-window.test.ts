@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TrafficWindow } from "./traffic-window.js";
+import { fuzzRuns } from "../../../test/helpers/fuzz.js";
 
 describe("TrafficWindow", () => {
   it("gives calls per second, failures and percentiles per source and step", () => {
@@ -43,7 +44,7 @@ describe("TrafficWindow", () => {
           expect(point.p50_ms!).toBeLessThanOrEqual(point.p99_ms!);
         },
       ),
-      { seed: 20, numRuns: 100 },
+      { seed: 20, numRuns: fuzzRuns(100) },
     );
   });
 });

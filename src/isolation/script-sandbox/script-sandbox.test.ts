@@ -3,6 +3,7 @@ import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ScriptLimits } from "./protocol.js";
 import { ScriptSandbox } from "./script-sandbox.js";
+import { fuzzRuns } from "../../../test/helpers/fuzz.js";
 
 const limits: ScriptLimits = {
   memoryBytes: 32 * 1024 * 1024,
@@ -46,7 +47,7 @@ describe("the script sandbox", () => {
         expect(outcome).toMatchObject({ ok: true });
         if (outcome.ok) expect(JSON.parse(outcome.resultJson)).toEqual(JSON.parse(text));
       }),
-      { numRuns: 200 },
+      { numRuns: fuzzRuns(200) },
     );
   });
 
@@ -56,7 +57,7 @@ describe("the script sandbox", () => {
         const outcome = await run(code, { ms: 500 });
         if (!outcome.ok) expect(KINDS).toContain(outcome.kind);
       }),
-      { numRuns: 100 },
+      { numRuns: fuzzRuns(100) },
     );
     expect(await run("return 1 + 1")).toMatchObject({ ok: true, resultJson: "2" });
   });

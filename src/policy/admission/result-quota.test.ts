@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ResultQuota } from "./result-quota.js";
+import { fuzzRuns } from "../../../test/helpers/fuzz.js";
 
 afterEach(() => vi.useRealTimers());
 
@@ -67,7 +68,7 @@ describe("ResultQuota against every result counted anew", () => {
         }
         vi.useRealTimers();
       }),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 });

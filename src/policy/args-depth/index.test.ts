@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { answering, sourceRequest, textResult, toolCall } from "../../../test/helpers/requests.js";
 import { argsDepth } from "./index.js";
+import { fuzzRuns } from "../../../test/helpers/fuzz.js";
 
 const nested = (depth: number): unknown => {
   let value: unknown = 1;
@@ -56,7 +57,7 @@ describe("argsDepth", () => {
           expect(passed).toBe(depthOf({ v }) <= max);
         },
       ),
-      { seed: 13, numRuns: 300 },
+      { seed: 13, numRuns: fuzzRuns(300) },
     );
   });
 });

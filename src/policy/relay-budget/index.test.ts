@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { context, textResult, toolCall } from "../../../test/helpers/requests.js";
 import type { Request } from "../link.js";
 import { relayBudget } from "./index.js";
+import { fuzzRuns } from "../../../test/helpers/fuzz.js";
 
 const log = (i: number, data = "x"): ServerNotification => ({
   method: "notifications/message",
@@ -113,7 +114,7 @@ describe("relayBudget", () => {
         expect(bytes).toBeLessThanOrEqual(budget.notificationBytes);
         expect(asked.length).toBeLessThanOrEqual(budget.requests);
       }),
-      { numRuns: 200 },
+      { numRuns: fuzzRuns(200) },
     );
   });
 });
