@@ -78,8 +78,8 @@ describe("ranking by meaning, fused with the words", () => {
   });
 
   it("weighs the ranking by meaning as configured against the words'", async () => {
-    // The words put convert_file first (it shares "convert" and nothing else does better);
-    // the model relates French to a language.
+    // Both converters share "convert" with the request, and the words put convert_file
+    // first; the model relates French to a language.
     const store = new MemoryStore();
     const byWords = searchWith(store, silent, undefined, 0.2);
     const byMeaning = searchWith(store, silent, undefined, 5);
