@@ -9,12 +9,8 @@ import { MemoryStore } from "../../src/state/memory.js";
 import { EmbeddingsClient } from "../../src/tool-search/embeddings-client.js";
 import { SemanticIndex } from "../../src/tool-search/semantic-index.js";
 import type { SearchableTool } from "../../src/tool-search/searchable-tool.js";
-import { Thesaurus } from "../../src/tool-search/thesaurus.js";
-import { ToolSearch } from "../../src/tool-search/tool-search.js";
 import { startEmbeddingsServer } from "../../test/helpers/embeddings-server.js";
-import type { Ranker } from "./public-run.js";
-
-const silent = { info() {}, warn() {}, error() {}, debug() {} } as never;
+import { metaSearchRanker, silent, type Ranker } from "./meta-search-ranker.js";
 
 export interface HybridRankers {
   /** One ranker per weight asked for, in order. */
@@ -39,19 +35,14 @@ export async function hybridRankers(
   const rankers: Ranker[] = [];
   let indexed: HybridRankers["indexed"] | undefined;
   for (const weight of weights) {
-    const search = new ToolSearch({
-      log: silent,
-      thesaurus: new Thesaurus(),
-      semantic: new SemanticIndex(client, store, silent),
-      semanticWeight: weight,
-    });
     const started = performance.now();
-    search.update(tools);
-    await search.settled();
-    indexed ??= { seconds: (performance.now() - started) / 1000, texts: engine.texts.length };
-    rankers.push(async (query) =>
-      (await search.search({ query, limit: 10, accepts: () => true })).map((h) => h.path),
+    rankers.push(
+      await metaSearchRanker(tools, {
+        semantic: new SemanticIndex(client, store, silent),
+        semanticWeight: weight,
+      }),
     );
+    indexed ??= { seconds: (performance.now() - started) / 1000, texts: engine.texts.length };
   }
   return { rankers, indexed: indexed ?? { seconds: 0, texts: 0 }, close: () => engine.close() };
 }

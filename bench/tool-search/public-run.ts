@@ -8,25 +8,12 @@
  * real sentence model (hybrid-ranker.ts). Prints Markdown, or says why it
  * cannot.
  */
-import { ToolSearch } from "../../src/tool-search/tool-search.js";
-import { Thesaurus } from "../../src/tool-search/thesaurus.js";
-import type { SearchableTool } from "../../src/tool-search/searchable-tool.js";
 import { percentile } from "../stats.js";
+import { hybridRankers } from "./hybrid-ranker.js";
+import { metaSearchRanker, type Ranker } from "./meta-search-ranker.js";
 import { plainBm25 } from "./plain-bm25.js";
 import { loadPublicSet, publicTools, type PublicQuery } from "./public-set.js";
 import { coverageAt, mean, ndcgAt, recallAt, type Judged } from "./retrieval-metrics.js";
-
-const silent = { info() {}, warn() {}, error() {}, debug() {} } as never;
-
-export type Ranker = (query: string) => Promise<readonly string[]> | readonly string[];
-
-export async function metaSearchRanker(tools: readonly SearchableTool[]): Promise<Ranker> {
-  const search = new ToolSearch({ log: silent, thesaurus: new Thesaurus() });
-  search.update(tools);
-  await search.settled();
-  return async (query) =>
-    (await search.search({ query, limit: 10, accepts: () => true })).map((h) => h.path);
-}
 
 interface Scored {
   readonly query: PublicQuery;
@@ -72,8 +59,6 @@ async function main(): Promise<void> {
     return;
   }
   const tools = publicTools(set);
-  // Loaded here, not at the top: the relevance tests import this module and need no model.
-  const { hybridRankers } = await import("./hybrid-ranker.js");
   const hybrid = await hybridRankers(tools, [1, 0.2]);
   const rankers: [string, Ranker][] = [
     ["plain BM25", plainBm25(tools)],

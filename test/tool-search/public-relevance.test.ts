@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { plainBm25 } from "../../bench/tool-search/plain-bm25.js";
-import { metaSearchRanker, type Ranker } from "../../bench/tool-search/public-run.js";
+import { metaSearchRanker, type Ranker } from "../../bench/tool-search/meta-search-ranker.js";
 import {
   loadPublicSet,
   PUBLIC_SET_VARIABLE,
