@@ -1,6 +1,6 @@
 /** The `source` fields of MCP servers: a program over stdio, or a Streamable HTTP URL. */
 import { z } from "zod";
-import { WorkingDirectory } from "../../config/config-folder.js";
+import { ConfigPath, WorkingDirectory } from "../../config/config-folder.js";
 import { SourceSandboxSchema } from "../../config/sandbox-schema.js";
 import { mountFields } from "../../config/schema.js";
 
@@ -39,6 +39,17 @@ const MaxListPagesSchema = z
     "Pages of the backend's tools/list followed; past them the list ends there, with a warning in the log. Default 100.",
   );
 
+/** The most roots a source may give its backend. */
+const MAX_ROOTS = 64;
+
+const RootsSchema = z
+  .array(ConfigPath)
+  .max(MAX_ROOTS)
+  .optional()
+  .describe(
+    "Folders given to the backend as its roots: the broker answers its roots/list with them (as file:// URIs), during calls and outside any, the same for every caller; relative to the config file's folder. Without it, a roots/list during a call is asked of the client that made the call, and one outside any call is refused.",
+  );
+
 export const StdioSourceSchema = z.strictObject({
   backend: z.literal("stdio"),
   command: z
@@ -57,6 +68,7 @@ export const StdioSourceSchema = z.strictObject({
   revision: RevisionSchema,
   start_timeout_s: StartTimeoutSchema,
   max_list_pages: MaxListPagesSchema,
+  roots: RootsSchema,
   ...mountFields,
 });
 
@@ -93,6 +105,7 @@ export const HttpSourceSchema = z.strictObject({
   revision: RevisionSchema,
   start_timeout_s: StartTimeoutSchema,
   max_list_pages: MaxListPagesSchema,
+  roots: RootsSchema,
   ...mountFields,
 });
 

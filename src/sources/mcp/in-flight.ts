@@ -48,9 +48,12 @@ export class InFlight {
     if (!caller?.request) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
-        this.calls.size === 0
+        (this.calls.size === 0
           ? `${request.method} can only be relayed during a call from a client`
-          : `${request.method} cannot be routed: calls from several clients are in flight on this shared backend`,
+          : `${request.method} cannot be routed: calls from several clients are in flight on this shared backend`) +
+          (request.method === "roots/list"
+            ? "; the source's `roots` setting gives this backend roots of its own"
+            : ""),
       );
     }
     return caller.request(request, signal);

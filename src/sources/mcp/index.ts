@@ -39,5 +39,6 @@ function settingsOf(config: StdioSourceConfig | HttpSourceConfig): McpSourceSett
     revision: config.revision,
     startTimeoutMs: config.start_timeout_s * 1000,
     lists: { maxTools: config.max_tools ?? DEFAULT_MAX_TOOLS, maxPages: config.max_list_pages },
+    roots: config.roots,
   };
 }

@@ -12,6 +12,7 @@ import {
 import type { z } from "zod";
 import { BrokerError } from "../../contract/errors.js";
 import type { CallContext } from "../../contract/router.js";
+import type { ConfiguredRoots } from "./configured-roots.js";
 
 /** More rounds than any tool needs: a backend asking forever is refused. */
 const MAX_INPUT_ROUNDS = 16;
@@ -53,7 +54,8 @@ export function withCallerMeta<P extends { _meta?: Record<string, unknown> }>(
  * Sends a request whose 2026-07-28 answer may be input-required: each
  * round's questions go to the caller together (a 2026-07-28 client gets them
  * in one round, under their keys), and its answers, with the backend's
- * request state, to the next round.
+ * request state, to the next round. A question for roots is answered here
+ * when the source has its own.
  */
 export async function inRounds<T>(
   client: Client,
@@ -63,6 +65,8 @@ export async function inRounds<T>(
   ctx: CallContext,
   /** Names the request and its source in errors: "source fx asks ... during tools/call ask". */
   where: { source: string; what: string },
+  /** The source's own roots, answered here rather than asked of the caller. */
+  roots?: ConfiguredRoots,
 ): Promise<T> {
   const first = request.params;
   let next = first;
@@ -81,7 +85,11 @@ export async function inRounds<T>(
     }
     const asked = Object.entries(result.inputRequests ?? {});
     const answers = await Promise.all(
-      asked.map(([key, question]) => askCaller(ctx, question as ServerRequest, where, key)),
+      asked.map(([key, question]) =>
+        (question as ServerRequest).method === "roots/list" && roots
+          ? roots.list()
+          : askCaller(ctx, question as ServerRequest, where, key),
+      ),
     );
     next = {
       ...first,

@@ -26,6 +26,7 @@ import type { BackendConnection, ConnectBackend } from "./backend-transport.js";
 import type { ToolListBounds } from "./bounded-tool-lists.js";
 import { coalesced } from "./coalesced.js";
 import { DEFAULT_START_TIMEOUT_S, type Revision } from "./config.js";
+import { ConfiguredRoots } from "./configured-roots.js";
 import { backendError, isConnectionLost } from "./errors.js";
 import { fetchTools } from "./fetch-tools.js";
 import { startFailure, startWithin } from "./start-within.js";
@@ -72,6 +73,8 @@ export interface McpSourceSettings {
   readonly startTimeoutMs?: number | undefined;
   /** How much of the backend's tools/list is read. */
   readonly lists?: ToolListBounds | undefined;
+  /** Folders the broker gives as the backend's roots, itself; without them, callers are asked. */
+  readonly roots?: readonly string[] | undefined;
 }
 
 /**
@@ -106,6 +109,7 @@ export class McpSource implements Router, Relayed {
 
   private readonly revision: Revision;
   private readonly startTimeoutMs: number;
+  private readonly roots: ConfiguredRoots | undefined;
 
   constructor(
     readonly name: string,
@@ -115,6 +119,7 @@ export class McpSource implements Router, Relayed {
   ) {
     this.revision = settings.revision ?? "auto";
     this.startTimeoutMs = settings.startTimeoutMs ?? DEFAULT_START_TIMEOUT_S * 1000;
+    this.roots = settings.roots && new ConfiguredRoots(settings.roots);
     this.interest = new SessionInterest(log, name);
     this.emitNotification = perSecond(
       MAX_NOTIFICATIONS_PER_S,
@@ -249,7 +254,7 @@ export class McpSource implements Router, Relayed {
             {
               method,
               params: withTraceContext(
-                this.interest.withSessionMeta(client, ctx, { ...params }),
+                this.interest.withSessionMeta(client, this.told(ctx), { ...params }),
                 carrier,
               ),
             },
@@ -286,7 +291,7 @@ export class McpSource implements Router, Relayed {
           {
             method,
             params: withTraceContext(
-              this.interest.withSessionMeta(client, ctx, { ...params }),
+              this.interest.withSessionMeta(client, this.told(ctx), { ...params }),
               carrier,
             ),
           },
@@ -294,9 +299,15 @@ export class McpSource implements Router, Relayed {
           options,
           ctx,
           { source: this.name, what },
+          this.roots,
         ),
       ),
     );
+  }
+
+  /** The caller as the backend is told of it: able to give roots where the source has its own. */
+  private told(ctx: CallContext): CallContext {
+    return this.roots ? this.roots.offeredIn(ctx) : ctx;
   }
 
   /** Runs one request at the backend on behalf of a caller, tracked while in flight. */
@@ -412,7 +423,8 @@ export class McpSource implements Router, Relayed {
       this.inFlight.routeRequest(r as ServerRequest, ctx.mcpReq.signal) as never;
     client.setRequestHandler("sampling/createMessage", toCaller);
     client.setRequestHandler("elicitation/create", toCaller);
-    client.setRequestHandler("roots/list", toCaller);
+    const roots = this.roots;
+    client.setRequestHandler("roots/list", roots ? () => roots.list() : toCaller);
   }
 
   /** Reads the tools again after `list_changed`; false once the connection is not the source's. */
