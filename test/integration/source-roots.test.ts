@@ -54,6 +54,14 @@ beforeAll(async () => {
           },
         },
         {
+          path: "/bare",
+          source: {
+            backend: "stdio",
+            command: [process.execPath, filesystemServer],
+            roots: [given],
+          },
+        },
+        {
           path: "/files",
           source: {
             backend: "stdio",
@@ -123,6 +131,18 @@ describe("a source's roots", () => {
     });
     expect(textOf(rest.body.output)).toContain(given);
     expect(textOf(rest.body.output)).not.toContain(started);
+  });
+
+  it("are all that a server-filesystem started with no folder has to serve", async () => {
+    await vi.waitFor(
+      () => expect(stderrOf("/bare").join("\n")).toContain("Updated allowed directories"),
+      { timeout: 20_000 },
+    );
+    const rest = await broker.post("/meta_call", {
+      path: "/bare/list_allowed_directories",
+      args: {},
+    });
+    expect(textOf(rest.body.output)).toBe(`Allowed directories:\n${given}`);
   });
 
   it("left unset, a call's roots/list asks its caller, and one outside calls says what to set", async () => {
