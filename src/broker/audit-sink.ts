@@ -4,10 +4,11 @@ import type { Logger } from "../contract/log.js";
 import type { BrokerMetrics } from "./metrics.js";
 
 /**
- * Where audit records go: the metrics at once; the log, and optionally a
- * JSONL file, in batches after the calls' answers have left: the digest of
- * the arguments, the result's size and the writing cost the calls nothing.
- * Listeners (the console's live traffic) hear every record as it is written.
+ * Where audit records go: the metrics at once; the log (unless told
+ * otherwise) and optionally a JSONL file, in batches after the calls'
+ * answers have left: the digest of the arguments, the result's size and the
+ * writing cost the calls nothing. Listeners (the console's live traffic)
+ * hear every record as it is written.
  */
 export class AuditSink {
   private readonly file: WriteStream | undefined;
@@ -19,6 +20,8 @@ export class AuditSink {
     private readonly log: Logger,
     private readonly metrics: BrokerMetrics,
     file?: string,
+    /** Whether records also go to the log, as an access log: a reload may change it. */
+    public logRecords = true,
   ) {
     this.file = file === undefined ? undefined : createWriteStream(file, { flags: "a" });
     this.file?.on("error", (err) =>
@@ -60,7 +63,8 @@ export class AuditSink {
         this.log.error({ err: (err as Error).message, path: entry.path }, "an audit record failed");
         continue;
       }
-      this.log.info({ audit: record }, record.method === "tools/call" ? "call" : "request");
+      if (this.logRecords)
+        this.log.info({ audit: record }, record.method === "tools/call" ? "call" : "request");
       if (this.file) lines.push(JSON.stringify(record));
       for (const listener of this.listeners) {
         try {

@@ -86,7 +86,7 @@ export async function openBrokerParts(
       inputBridgeKey,
       toolRegistry,
       sources: new SourcePool(log, toolRegistry, events.toolsChanged, events.sourceEvent),
-      auditSink: new AuditSink(log, metrics, config.audit?.file),
+      auditSink: new AuditSink(log, metrics, config.audit?.file, config.audit?.log),
       toolSearch: createToolSearch(config, store, log),
       scripts: new ScriptSandbox({ ...sandboxPoolOf(config.run), log }),
     };

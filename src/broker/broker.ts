@@ -609,6 +609,7 @@ export class Broker {
     const { toStart, kept, stopped } = await this.parts.sources.retain(skeleton.mounts);
     this.config = config;
     this.skeleton = skeleton;
+    this.parts.auditSink.logRecords = config.audit?.log ?? true;
     if (newChain) {
       this.parts.pins.setMode(config.pinning.mode);
       this.taskSettings = taskSettingsOf(config);
@@ -779,6 +780,7 @@ function taskSettingsOf(config: Config): TaskSettings {
 function restartOnly(config: Config): Record<string, unknown> {
   return {
     state: config.state ?? "memory",
+    "audit.file": config.audit?.file,
     "registry.allowed_hosts": config.registry?.allowed_hosts,
     "registry.health_check_interval_s": config.registry?.health_check_interval_s,
     "registry.max_response_bytes": config.registry?.max_response_bytes,

@@ -630,6 +630,12 @@ export function configSchema(
     audit: z
       .strictObject({
         file: ConfigPath.optional().describe("Also append one JSON line per call to this file."),
+        log: z
+          .boolean()
+          .default(true)
+          .describe(
+            "Write each record to the log too, as an access log (default true). false leaves the log to the broker's own events and saves about a tenth of a call's CPU; the records still go to the file, the metrics and the console.",
+          ),
       })
       .optional(),
     http: z

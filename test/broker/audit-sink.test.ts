@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditSink } from "../../src/broker/audit-sink.js";
 import { BrokerMetrics } from "../../src/broker/metrics.js";
 import type { AuditEntry } from "../../src/policy/audit/index.js";
-import { capturingLogger } from "../helpers/broker.js";
+import { capturingLogger, fixtureCommand, startBroker } from "../helpers/broker.js";
 
 const entry = (n: number): AuditEntry => ({
   time: new Date().toISOString(),
@@ -86,5 +86,50 @@ describe("the audit sink", () => {
     });
     await sink.close();
     expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(1);
+  });
+
+  it("leaves the log alone when told to, and still writes the file and tells its listeners", async () => {
+    const { file, lines, sink } = sinkToFile();
+    const heard: string[] = [];
+    sink.listen((record) => heard.push(record.path));
+    sink.logRecords = false;
+    sink.write(entry(1), "/src");
+    await new Promise((r) => setImmediate(r));
+    expect(heard).toEqual(["/src/tool"]);
+    sink.logRecords = true;
+    sink.write(entry(2), "/src");
+    await sink.close();
+    expect(lines().filter((l) => l.audit)).toHaveLength(1);
+    expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(2);
+  });
+});
+
+describe("audit.log in a config", () => {
+  it("keeps the records out of the log, and a reload that sets it back brings them in", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "audit-")), "audit.jsonl");
+    const { log, lines } = capturingLogger();
+    const config = (logRecords: boolean) => ({
+      registry: { predefined: false },
+      tree: [{ path: "/fx", source: { backend: "stdio", command: fixtureCommand() } }],
+      audit: { file, log: logRecords },
+    });
+    const broker = await startBroker(config(false), { reload: true, log });
+    try {
+      const call = () => broker.post("/meta_call", { path: "/fx/pid", args: {} });
+      const written = () => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n") : []);
+      expect((await call()).status).toBe(200);
+      await expect.poll(() => written().length, { timeout: 10_000 }).toBe(1);
+      expect(lines().filter((l) => l.audit)).toEqual([]);
+
+      writeFileSync(broker.configFile, JSON.stringify(config(true)));
+      await expect
+        .poll(() => lines().some((l) => l.msg === "config reloaded"), { timeout: 10_000 })
+        .toBe(true);
+      expect((await call()).status).toBe(200);
+      await expect.poll(() => lines().filter((l) => l.audit).length, { timeout: 10_000 }).toBe(1);
+      expect(written()).toHaveLength(2);
+    } finally {
+      await broker.close();
+    }
   });
 });
