@@ -98,6 +98,26 @@ describe("the HTTP+SSE transport (2024-11-05)", () => {
     await reader.cancel();
   });
 
+  it("refuses in words a body that is not one JSON-RPC message, whatever its keys", async () => {
+    const res = await fetch(`${broker.url}/sse`, { headers: bearer(alice) });
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const sessionId = /sessionId=([\w-]+)/.exec(first)![1]!;
+    // An own `toString` that is not a function breaks whatever quotes the object as text.
+    for (const body of [{ toString: true }, { jsonrpc: "2.0", valueOf: 1, toString: "x" }]) {
+      const answer = await fetch(`${broker.url}/messages?sessionId=${sessionId}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...bearer(alice) },
+        body: JSON.stringify(body),
+      });
+      expect(answer.status).toBe(400);
+      expect(((await answer.json()) as { error: { message: string } }).error.message).toContain(
+        "not one JSON-RPC message",
+      );
+    }
+    await reader.cancel();
+  });
+
   it("says so for a body that is not JSON, and for an unknown source", async () => {
     const notJson = await fetch(`${broker.url}/messages?sessionId=x`, {
       method: "POST",

@@ -129,6 +129,9 @@ export class LegacySse {
     if (session.owner !== principal.id) {
       throw new BrokerError("forbidden", `stream ${sessionId} belongs to another token`);
     }
+    // The SDK quotes a message it cannot take in its answer (`${body}`), which throws, with
+    // the answer half written, for an object whose own `toString` is not a function.
+    await assertOneMessage(body);
     session.authenticated(principal);
     await session.transport.handlePostMessage(incoming, outgoing, body);
   }
@@ -145,13 +148,7 @@ export class LegacySse {
     if (owner !== principal.id) {
       throw new BrokerError("forbidden", `stream ${sessionId} belongs to another token`);
     }
-    const { JSONRPCMessageSchema } = await import("@modelcontextprotocol/sdk/types.js");
-    if (!JSONRPCMessageSchema.safeParse(body).success) {
-      throw new BrokerError(
-        "invalid_params",
-        "the body is not one JSON-RPC message; post each message of the stream as one JSON object",
-      );
-    }
+    await assertOneMessage(body);
     await this.shared!.relay(sessionId, body, principal);
   }
 
@@ -160,5 +157,16 @@ export class LegacySse {
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(all.map((s) => s.server.close()));
+  }
+}
+
+/** Refuses a posted body that is not one JSON-RPC message, in words. */
+async function assertOneMessage(body: unknown): Promise<void> {
+  const { JSONRPCMessageSchema } = await import("@modelcontextprotocol/sdk/types.js");
+  if (!JSONRPCMessageSchema.safeParse(body).success) {
+    throw new BrokerError(
+      "invalid_params",
+      "the body is not one JSON-RPC message; post each message of the stream as one JSON object",
+    );
   }
 }
