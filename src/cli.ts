@@ -7,6 +7,7 @@ import { createLogger, LOG_LEVELS, type Logger } from "./contract/log.js";
 import { listenBanner } from "./app/listen-banner.js";
 import { packageVersion } from "./contract/version.js";
 import { cacheFolder } from "./contract/cache-folder.js";
+import { SoleClient } from "./contract/sole-client.js";
 import { ConfigError } from "./config/errors.js";
 import { loadConfig } from "./config/load.js";
 import { CLIENT_TARGETS } from "./connect/clients.js";
@@ -243,10 +244,13 @@ async function serveStdio(configFile: string, opts: StdioOptions): Promise<void>
     warn: (message) => log.warn(message),
   });
   const config = opts.configure ? opts.configure(loaded, log) : loaded;
+  // One client, the one on stdin: what backends ask outside calls is for it.
+  const soleClient = new SoleClient();
   const broker = await Broker.start(config, {
     log,
     ignoreBroken: opts.ignoreBrokenTool,
     signal: shutdown.signal,
+    soleClient,
   });
   try {
     if (opts.server !== undefined) broker.source(opts.server);
@@ -259,6 +263,7 @@ async function serveStdio(configFile: string, opts: StdioOptions): Promise<void>
     log,
     expose: config.expose ?? "meta",
     server: opts.server,
+    soleClient,
   });
   shutdown.closeWith(async () => {
     await stdio.close();

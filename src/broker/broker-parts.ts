@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../contract/log.js";
+import type { SoleClient } from "../contract/sole-client.js";
 import type { SourceEvent } from "../contract/router.js";
 import { DEFAULT_ALLOWED_HOSTS } from "../net/host-allowlist.js";
 import { ToolRegistry } from "../registry/tool-registry.js";
@@ -49,6 +50,8 @@ export interface PartsEvents {
   /** A source's tools changed (or a definition was approved elsewhere): the tree is due a rebuild. */
   readonly toolsChanged: () => void;
   readonly sourceEvent: (source: string, event: SourceEvent) => void;
+  /** The one client the broker serves, for what backends ask outside calls (stdio). */
+  readonly soleClient?: SoleClient | undefined;
 }
 
 /** Opens the parts in order; what was opened before a failure is closed again. */
@@ -85,7 +88,13 @@ export async function openBrokerParts(
       instance: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
       inputBridgeKey,
       toolRegistry,
-      sources: new SourcePool(log, toolRegistry, events.toolsChanged, events.sourceEvent),
+      sources: new SourcePool(
+        log,
+        toolRegistry,
+        events.toolsChanged,
+        events.sourceEvent,
+        events.soleClient,
+      ),
       auditSink: new AuditSink(log, metrics, config.audit?.file, config.audit?.log),
       toolSearch: createToolSearch(config, store, log),
       scripts: new ScriptSandbox({ ...sandboxPoolOf(config.run), log }),

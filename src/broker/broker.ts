@@ -4,6 +4,7 @@ import { ConfigError } from "../config/errors.js";
 import type { Config, ScopeAction } from "../config/schema.js";
 import { BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
+import type { SoleClient } from "../contract/sole-client.js";
 import type { CallerContext, Principal, SourceEvent, SourceStatus } from "../contract/router.js";
 import { withDeadline } from "../policy/timeout/index.js";
 import { renderResult } from "../output/render.js";
@@ -67,6 +68,8 @@ export interface BrokerOptions {
    * rejection ends the start with its reason.
    */
   readonly startAfter?: Promise<void>;
+  /** The one client this broker serves, where it serves no other (stdio). */
+  readonly soleClient?: SoleClient;
 }
 
 /**
@@ -195,6 +198,7 @@ export class Broker {
     const parts = await openBrokerParts(config, log, metrics, {
       toolsChanged: () => broker?.rebuilds.request(),
       sourceEvent: (source, event) => broker?.emitSourceEvent(source, event),
+      soleClient: options.soleClient,
     });
     // Sources are what a start waits on: an abort stops them at once, the rest is closed after.
     let interrupted: Promise<void> | undefined;

@@ -1,5 +1,6 @@
 import { BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
+import type { SoleClient } from "../contract/sole-client.js";
 import type { Router, SourceEvent, SourceStatus } from "../contract/router.js";
 import type { ToolRegistry } from "../registry/tool-registry.js";
 import type { AnySourceKind } from "../sources/kind.js";
@@ -29,6 +30,7 @@ export class SourcePool {
     private readonly registry: ToolRegistry,
     private readonly onToolsChanged: () => void,
     private readonly emit: (source: string, event: SourceEvent) => void,
+    private readonly soleClient?: SoleClient,
   ) {}
 
   /**
@@ -42,6 +44,7 @@ export class SourcePool {
         id: mount.id,
         log: this.log,
         registry: this.registry,
+        soleClient: this.soleClient,
       });
       const supervisor = new Supervisor(mount.id, router, this.log, this.onToolsChanged);
       const offChange =

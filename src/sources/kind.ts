@@ -3,6 +3,7 @@ import { canonicalJson } from "../contract/digest.js";
 import type { ErrorProfile } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
 import type { Router } from "../contract/router.js";
+import type { SoleClient } from "../contract/sole-client.js";
 import type { ToolRegistry } from "../registry/tool-registry.js";
 
 /** What a source is given besides its config. */
@@ -12,6 +13,8 @@ export interface SourceEnv {
   readonly log: Logger;
   /** The broker's registry of tool services, which the `registry` kind serves. */
   readonly registry: ToolRegistry;
+  /** The one client the broker serves, where it serves no other (stdio). */
+  readonly soleClient?: SoleClient | undefined;
 }
 
 /**

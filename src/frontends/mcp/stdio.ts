@@ -1,10 +1,13 @@
 import type { Readable, Writable } from "node:stream";
+import type { ClientResult, Server } from "@modelcontextprotocol/server";
+import { z } from "zod";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Broker } from "../../broker/broker.js";
 import { ALL_SCOPES } from "../../auth/scopes.js";
 import type { ExposeMode } from "../../config/schema.js";
 import type { Logger } from "../../contract/log.js";
 import type { Principal } from "../../contract/router.js";
+import type { SoleClient } from "../../contract/sole-client.js";
 import { createMcpServer } from "./protocol/create-server.js";
 import { InputBridge } from "./protocol/input-bridge.js";
 import { createSourceServer } from "./protocol/source-server.js";
@@ -18,6 +21,8 @@ export interface McpStdioOptions {
   /** The client's end of the pipe; the process's stdin and stdout by default. */
   readonly stdin?: Readable;
   readonly stdout?: Writable;
+  /** Told of the client, so that what backends ask outside calls reaches it (the broker's). */
+  readonly soleClient?: SoleClient;
 }
 
 export interface McpStdio {
@@ -48,15 +53,19 @@ export function serveMcpStdio(options: McpStdioOptions): McpStdio {
   const bridge = new InputBridge();
   const wire = new StdioServerTransport(options.stdin, options.stdout);
   const connection = serveStdio(
-    ({ era }) =>
-      name === undefined
-        ? createMcpServer(broker, {
-            expose: options.expose,
-            principal: () => STDIO_PRINCIPAL,
-            era,
-            bridge,
-          })
-        : createSourceServer(broker, name, () => STDIO_PRINCIPAL, era, bridge),
+    ({ era }) => {
+      const server =
+        name === undefined
+          ? createMcpServer(broker, {
+              expose: options.expose,
+              principal: () => STDIO_PRINCIPAL,
+              era,
+              bridge,
+            })
+          : createSourceServer(broker, name, () => STDIO_PRINCIPAL, era, bridge);
+      if (options.soleClient) introduce(server, era, options.soleClient);
+      return server;
+    },
     { transport: wire, onerror: (err) => log.warn({ err }, "MCP stdio error") },
   );
   // The transport closes itself when stdin ends or a write to stdout fails, and
@@ -74,5 +83,30 @@ export function serveMcpStdio(options: McpStdioOptions): McpStdio {
       await connection.close();
       bridge.close();
     },
+  };
+}
+
+/** Results of the client's answers are relayed as the client gave them. */
+const ClientAnswer = z.looseObject({});
+
+/**
+ * Makes the connection's client the broker's sole client: once its 2025-era
+ * handshake is over, backends' requests outside calls are asked of it, and
+ * its word that its roots changed reaches them. A 2026-07-28 client is asked
+ * nothing outside a call; its server may also be a probe the connection
+ * drops for a 2025-era one, so it tells the sole client nothing.
+ */
+function introduce(server: Server, era: "legacy" | "modern", soleClient: SoleClient): void {
+  if (era === "modern") return;
+  server.setNotificationHandler("notifications/roots/list_changed", () =>
+    soleClient.rootsChanged(),
+  );
+  const initialized = server.oninitialized;
+  server.oninitialized = () => {
+    initialized?.();
+    soleClient.attach(
+      (request, signal) =>
+        server.request(request, ClientAnswer, { signal }) as Promise<ClientResult>,
+    );
   };
 }

@@ -1,3 +1,4 @@
+import type { SoleClient } from "../../contract/sole-client.js";
 import { defineSourceKind } from "../kind.js";
 import { commandArgv } from "./command-line.js";
 import {
@@ -15,8 +16,8 @@ import { stdioBackend } from "./stdio-backend.js";
 export const stdioKind = defineSourceKind<StdioSourceConfig>({
   backend: "stdio",
   configSchema: StdioSourceSchema,
-  create: (config, { id, log }) =>
-    new McpSource(id, stdioBackend(id, config, log), log, settingsOf(config)),
+  create: (config, { id, log, soleClient }) =>
+    new McpSource(id, stdioBackend(id, config, log), log, settingsOf(config, soleClient)),
   check(config) {
     try {
       commandArgv(config.command);
@@ -31,14 +32,19 @@ export const stdioKind = defineSourceKind<StdioSourceConfig>({
 export const httpKind = defineSourceKind<HttpSourceConfig>({
   backend: "http",
   configSchema: HttpSourceSchema,
-  create: (config, { id, log }) => new McpSource(id, httpBackend(config), log, settingsOf(config)),
+  create: (config, { id, log, soleClient }) =>
+    new McpSource(id, httpBackend(config), log, settingsOf(config, soleClient)),
 });
 
-function settingsOf(config: StdioSourceConfig | HttpSourceConfig): McpSourceSettings {
+function settingsOf(
+  config: StdioSourceConfig | HttpSourceConfig,
+  soleClient: SoleClient | undefined,
+): McpSourceSettings {
   return {
     revision: config.revision,
     startTimeoutMs: config.start_timeout_s * 1000,
     lists: { maxTools: config.max_tools ?? DEFAULT_MAX_TOOLS, maxPages: config.max_list_pages },
     roots: config.roots,
+    soleClient,
   };
 }

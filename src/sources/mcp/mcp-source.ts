@@ -27,6 +27,7 @@ import type { ToolListBounds } from "./bounded-tool-lists.js";
 import { coalesced } from "./coalesced.js";
 import { DEFAULT_START_TIMEOUT_S, type Revision } from "./config.js";
 import { ConfiguredRoots } from "./configured-roots.js";
+import type { SoleClient } from "../../contract/sole-client.js";
 import { backendError, isConnectionLost } from "./errors.js";
 import { fetchTools } from "./fetch-tools.js";
 import { startFailure, startWithin } from "./start-within.js";
@@ -75,6 +76,8 @@ export interface McpSourceSettings {
   readonly lists?: ToolListBounds | undefined;
   /** Folders the broker gives as the backend's roots, itself; without them, callers are asked. */
   readonly roots?: readonly string[] | undefined;
+  /** Where the broker serves one client only: who the backend's requests outside calls are for. */
+  readonly soleClient?: SoleClient | undefined;
 }
 
 /**
@@ -381,7 +384,11 @@ export class McpSource implements Router, Relayed {
       await client.close();
       return;
     }
-    client.onclose = () => this.onExit(client);
+    const offRootsChanged = this.passRootsChanges(client);
+    client.onclose = () => {
+      offRootsChanged();
+      this.onExit(client);
+    };
     this.client = client;
     this.connection = connection;
     this.up = true;
@@ -419,12 +426,32 @@ export class McpSource implements Router, Relayed {
         );
       }
     });
+    const sole = this.settings.soleClient;
     const toCaller = (r: unknown, ctx: ClientContext) =>
-      this.inFlight.routeRequest(r as ServerRequest, ctx.mcpReq.signal) as never;
+      (sole && this.inFlight.size === 0
+        ? sole.request(r as ServerRequest, ctx.mcpReq.signal)
+        : this.inFlight.routeRequest(r as ServerRequest, ctx.mcpReq.signal)) as never;
     client.setRequestHandler("sampling/createMessage", toCaller);
     client.setRequestHandler("elicitation/create", toCaller);
     const roots = this.roots;
     client.setRequestHandler("roots/list", roots ? () => roots.list() : toCaller);
+  }
+
+  /**
+   * Tells the backend when the sole client's roots change, as that client
+   * would tell a server of its own; the backend then asks for them again.
+   * A source with roots of its own has nothing to pass on.
+   */
+  private passRootsChanges(client: Client): () => void {
+    const sole = this.settings.soleClient;
+    if (!sole || this.roots) return () => undefined;
+    return sole.onRootsChanged(() => {
+      client
+        .sendRootsListChanged()
+        .catch((err: Error) =>
+          this.log.debug({ source: this.name, err: err.message }, "roots/list_changed not sent"),
+        );
+    });
   }
 
   /** Reads the tools again after `list_changed`; false once the connection is not the source's. */

@@ -1,0 +1,67 @@
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type ClientResult,
+  type ServerRequest,
+} from "@modelcontextprotocol/client";
+
+/** How long a backend's request waits for the client to finish its handshake. */
+const ATTACH_WAIT_MS = 30_000;
+
+/** How the sole client is asked something, once it can be. */
+export type AskClient = (request: ServerRequest, signal: AbortSignal) => Promise<ClientResult>;
+
+/**
+ * The one client of a broker that serves no other (`mcp-broker stdio`). A
+ * backend's request outside any call (roots, most often: servers ask right
+ * after they start) has then one client it can be for, as it would if the
+ * backend were that client's own server: it goes to that client, and the
+ * client's word that its roots changed goes to every backend. A broker that
+ * serves many clients has none: such a request is refused there.
+ *
+ * Sources start before the client connects, so a request waits for the
+ * client's 2025-era handshake, at most 30 s; a 2026-07-28 client has no
+ * requests outside calls, and never finishes one.
+ */
+export class SoleClient {
+  private ask: AskClient | undefined;
+  private readonly attached = Promise.withResolvers<void>();
+  private readonly rootsListeners = new Set<() => void>();
+
+  /** The client finished its handshake and can be asked with `ask`. */
+  attach(ask: AskClient): void {
+    this.ask = ask;
+    this.attached.resolve();
+  }
+
+  /** Asks the client for a backend, once it can be asked. */
+  async request(request: ServerRequest, signal: AbortSignal): Promise<ClientResult> {
+    await this.whenAttached(signal);
+    if (this.ask === undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `${request.method} cannot reach the client: none finished a 2025-era handshake within ${ATTACH_WAIT_MS / 1000} s (a 2026-07-28 client is asked for input only during a call)`,
+      );
+    }
+    return this.ask(request, signal);
+  }
+
+  /** The client said its roots changed. */
+  rootsChanged(): void {
+    for (const listener of this.rootsListeners) listener();
+  }
+
+  /** Calls `listener` whenever the client's roots change; returns the function that stops it. */
+  onRootsChanged(listener: () => void): () => void {
+    this.rootsListeners.add(listener);
+    return () => this.rootsListeners.delete(listener);
+  }
+
+  private async whenAttached(signal: AbortSignal): Promise<void> {
+    if (this.ask !== undefined) return;
+    const waited = AbortSignal.any([signal, AbortSignal.timeout(ATTACH_WAIT_MS)]);
+    const { promise, resolve } = Promise.withResolvers<void>();
+    waited.addEventListener("abort", () => resolve(), { once: true });
+    await Promise.race([this.attached.promise, promise]);
+  }
+}

@@ -1,0 +1,37 @@
+import type { ServerRequest } from "@modelcontextprotocol/client";
+import { describe, expect, it } from "vitest";
+import { SoleClient } from "../../src/contract/sole-client.js";
+
+const listRoots = { method: "roots/list", params: {} } as ServerRequest;
+
+describe("the sole client", () => {
+  it("holds a request made before the client's handshake, and asks the client once it is over", async () => {
+    const sole = new SoleClient();
+    const asked: string[] = [];
+    const answer = sole.request(listRoots, new AbortController().signal);
+    sole.attach(async (request) => {
+      asked.push(request.method);
+      return { roots: [{ uri: "file:///work" }] };
+    });
+    await expect(answer).resolves.toEqual({ roots: [{ uri: "file:///work" }] });
+    expect(asked).toEqual(["roots/list"]);
+  });
+
+  it("refuses a request whose backend gave up before any client could be asked, saying why", async () => {
+    const sole = new SoleClient();
+    const gaveUp = new AbortController();
+    const answer = sole.request(listRoots, gaveUp.signal);
+    gaveUp.abort();
+    await expect(answer).rejects.toThrow("roots/list cannot reach the client");
+  });
+
+  it("tells every listener that the client's roots changed, until it stops listening", () => {
+    const sole = new SoleClient();
+    let heard = 0;
+    const stop = sole.onRootsChanged(() => (heard += 1));
+    sole.rootsChanged();
+    stop();
+    sole.rootsChanged();
+    expect(heard).toBe(1);
+  });
+});
