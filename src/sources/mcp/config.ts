@@ -47,7 +47,7 @@ const RootsSchema = z
   .max(MAX_ROOTS)
   .optional()
   .describe(
-    "Folders given to the backend as its roots: the broker answers its roots/list with them (as file:// URIs), during calls and outside any, the same for every caller; relative to the config file's folder. Without it, a roots/list during a call is asked of the client that made the call, and one outside any call is refused.",
+    "Folders given to the backend as its roots: the broker answers its roots/list with them (as file:// URIs), during calls and outside any, the same for every caller; relative to the config file's folder. Without it, a roots/list during a call is asked of the client that made the call, and one outside any call of the one client of mcp-broker stdio, or refused where the broker serves many.",
   );
 
 export const StdioSourceSchema = z.strictObject({
