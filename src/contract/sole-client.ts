@@ -58,10 +58,15 @@ export class SoleClient {
   }
 
   private async whenAttached(signal: AbortSignal): Promise<void> {
-    if (this.ask !== undefined) return;
-    const waited = AbortSignal.any([signal, AbortSignal.timeout(ATTACH_WAIT_MS)]);
-    const { promise, resolve } = Promise.withResolvers<void>();
-    waited.addEventListener("abort", () => resolve(), { once: true });
-    await Promise.race([this.attached.promise, promise]);
+    if (this.ask !== undefined || signal.aborted) return;
+    const { promise: gaveUp, resolve } = Promise.withResolvers<void>();
+    // A wait keeps no process alive: the broker may end while a backend's request waits.
+    const timer = setTimeout(resolve, ATTACH_WAIT_MS).unref();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+    try {
+      await Promise.race([this.attached.promise, gaveUp]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
