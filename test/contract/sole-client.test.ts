@@ -23,6 +23,10 @@ describe("the sole client", () => {
     const answer = sole.request(listRoots, gaveUp.signal);
     gaveUp.abort();
     await expect(answer).rejects.toThrow("roots/list cannot reach the client");
+    // One given up before it came waits for nothing either.
+    await expect(sole.request(listRoots, gaveUp.signal)).rejects.toThrow(
+      "roots/list cannot reach the client",
+    );
   });
 
   it("tells every listener that the client's roots changed, until it stops listening", () => {
