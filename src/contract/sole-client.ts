@@ -8,6 +8,13 @@ import {
 /** How long a backend's request waits for the client to finish its handshake. */
 const ATTACH_WAIT_MS = 30_000;
 
+/**
+ * Requests outside calls that may wait for the client at once, from every
+ * backend together, as many as one call may have its caller asked at once;
+ * more are refused, so a backend asking in a loop holds no more than these.
+ */
+const MAX_AT_ONCE = 8;
+
 /** How the sole client is asked something, once it can be. */
 export type AskClient = (request: ServerRequest, signal: AbortSignal) => Promise<ClientResult>;
 
@@ -25,6 +32,7 @@ export type AskClient = (request: ServerRequest, signal: AbortSignal) => Promise
  */
 export class SoleClient {
   private ask: AskClient | undefined;
+  private asking = 0;
   private readonly attached = Promise.withResolvers<void>();
   private readonly rootsListeners = new Set<() => void>();
 
@@ -36,14 +44,25 @@ export class SoleClient {
 
   /** Asks the client for a backend, once it can be asked. */
   async request(request: ServerRequest, signal: AbortSignal): Promise<ClientResult> {
-    await this.whenAttached(signal);
-    if (this.ask === undefined) {
+    if (this.asking >= MAX_AT_ONCE) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
-        `${request.method} cannot reach the client: none finished a 2025-era handshake within ${ATTACH_WAIT_MS / 1000} s (a 2026-07-28 client is asked for input only during a call)`,
+        `${request.method} refused: ${MAX_AT_ONCE} requests outside calls are already waiting for the client`,
       );
     }
-    return this.ask(request, signal);
+    this.asking++;
+    try {
+      await this.whenAttached(signal);
+      if (this.ask === undefined) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidRequest,
+          `${request.method} cannot reach the client: none finished a 2025-era handshake within ${ATTACH_WAIT_MS / 1000} s (a 2026-07-28 client is asked for input only during a call)`,
+        );
+      }
+      return await this.ask(request, signal);
+    } finally {
+      this.asking--;
+    }
   }
 
   /** The client said its roots changed. */

@@ -29,6 +29,21 @@ describe("the sole client", () => {
     );
   });
 
+  it("lets eight requests wait for the client at once, refuses the ninth, and takes one again once one is answered", async () => {
+    const sole = new SoleClient();
+    const waiting = Array.from({ length: 8 }, () =>
+      sole.request(listRoots, new AbortController().signal),
+    );
+    await expect(sole.request(listRoots, new AbortController().signal)).rejects.toThrow(
+      "8 requests outside calls are already waiting for the client",
+    );
+    sole.attach(async () => ({ roots: [] }));
+    await Promise.all(waiting);
+    await expect(sole.request(listRoots, new AbortController().signal)).resolves.toEqual({
+      roots: [],
+    });
+  });
+
   it("tells every listener that the client's roots changed, until it stops listening", () => {
     const sole = new SoleClient();
     let heard = 0;

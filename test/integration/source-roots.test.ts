@@ -78,6 +78,19 @@ afterAll(async () => {
   await broker?.close();
 });
 
+/** What server-filesystem at `source` allows, once it has said it took its roots. */
+async function allowedOnceUpdated(source: string): Promise<string> {
+  await vi.waitFor(
+    () => expect(stderrOf(source).join("\n")).toContain("Updated allowed directories"),
+    { timeout: 20_000 },
+  );
+  const rest = await broker.post("/meta_call", {
+    path: `${source}/list_allowed_directories`,
+    args: {},
+  });
+  return textOf(rest.body.output);
+}
+
 /** An SDK client offering roots of its own, counting how often it is asked for them. */
 async function clientWithRoots(path: string) {
   const client = await connectHttp(
@@ -121,28 +134,13 @@ describe("a source's roots", () => {
   });
 
   it("are what server-filesystem serves, in place of its command line's folder", async () => {
-    await vi.waitFor(
-      () => expect(stderrOf("/files").join("\n")).toContain("Updated allowed directories"),
-      { timeout: 20_000 },
-    );
-    const rest = await broker.post("/meta_call", {
-      path: "/files/list_allowed_directories",
-      args: {},
-    });
-    expect(textOf(rest.body.output)).toContain(given);
-    expect(textOf(rest.body.output)).not.toContain(started);
+    const allowed = await allowedOnceUpdated("/files");
+    expect(allowed).toContain(given);
+    expect(allowed).not.toContain(started);
   });
 
   it("are all that a server-filesystem started with no folder has to serve", async () => {
-    await vi.waitFor(
-      () => expect(stderrOf("/bare").join("\n")).toContain("Updated allowed directories"),
-      { timeout: 20_000 },
-    );
-    const rest = await broker.post("/meta_call", {
-      path: "/bare/list_allowed_directories",
-      args: {},
-    });
-    expect(textOf(rest.body.output)).toBe(`Allowed directories:\n${given}`);
+    expect(await allowedOnceUpdated("/bare")).toBe(`Allowed directories:\n${given}`);
   });
 
   it("left unset, a call's roots/list asks its caller, and one outside calls says what to set", async () => {

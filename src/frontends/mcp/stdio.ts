@@ -1,6 +1,5 @@
 import type { Readable, Writable } from "node:stream";
 import type { ClientResult, Server } from "@modelcontextprotocol/server";
-import { z } from "zod";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Broker } from "../../broker/broker.js";
 import { ALL_SCOPES } from "../../auth/scopes.js";
@@ -9,6 +8,7 @@ import type { Logger } from "../../contract/log.js";
 import type { Principal } from "../../contract/router.js";
 import type { SoleClient } from "../../contract/sole-client.js";
 import { createMcpServer } from "./protocol/create-server.js";
+import { RelayedClientResult } from "./protocol/handler-host.js";
 import { InputBridge } from "./protocol/input-bridge.js";
 import { createSourceServer } from "./protocol/source-server.js";
 
@@ -86,9 +86,6 @@ export function serveMcpStdio(options: McpStdioOptions): McpStdio {
   };
 }
 
-/** Results of the client's answers are relayed as the client gave them. */
-const ClientAnswer = z.looseObject({});
-
 /**
  * Makes the connection's client the broker's sole client: once its 2025-era
  * handshake is over, backends' requests outside calls are asked of it, and
@@ -106,7 +103,7 @@ function introduce(server: Server, era: "legacy" | "modern", soleClient: SoleCli
     initialized?.();
     soleClient.attach(
       (request, signal) =>
-        server.request(request, ClientAnswer, { signal }) as Promise<ClientResult>,
+        server.request(request, RelayedClientResult, { signal }) as Promise<ClientResult>,
     );
   };
 }

@@ -6,6 +6,7 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/client";
 import type { CallContext } from "../../contract/router.js";
+import type { SoleClient } from "../../contract/sole-client.js";
 
 /**
  * The calls a shared backend is working on, by client session. A backend's own
@@ -16,6 +17,9 @@ import type { CallContext } from "../../contract/router.js";
  */
 export class InFlight {
   private readonly calls = new Set<CallContext>();
+
+  /** `sole`: the one client of a broker that serves no other, asked when no call is in flight. */
+  constructor(private readonly sole?: SoleClient) {}
 
   /** Tracks `ctx` until `work` settles. */
   async track<T>(ctx: CallContext, work: () => Promise<T>): Promise<T> {
@@ -38,12 +42,12 @@ export class InFlight {
     return latest;
   }
 
-  get size(): number {
-    return this.calls.size;
-  }
-
-  /** A backend's request (sampling, elicitation, roots) to the client whose call raised it. */
+  /**
+   * A backend's request (sampling, elicitation, roots) to the client whose
+   * call raised it; outside any call, to the sole client where there is one.
+   */
   routeRequest(request: ServerRequest, signal: AbortSignal): Promise<ClientResult> {
+    if (this.sole && this.calls.size === 0) return this.sole.request(request, signal);
     const caller = this.soleCaller();
     if (!caller?.request) {
       throw new ProtocolError(

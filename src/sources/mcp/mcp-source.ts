@@ -102,7 +102,7 @@ export class McpSource implements Router, Relayed {
   private readonly downListeners = new Set<(reason: string) => void>();
   private readonly changeListeners = new Set<(what: ChangeKind) => void>();
   private readonly notificationListeners = new Set<(n: SourceNotification) => void>();
-  private readonly inFlight = new InFlight();
+  private readonly inFlight: InFlight;
   private readonly interest: SessionInterest;
   /**
    * A notification of no call (a log outside any call, a resource update),
@@ -123,6 +123,7 @@ export class McpSource implements Router, Relayed {
     this.revision = settings.revision ?? "auto";
     this.startTimeoutMs = settings.startTimeoutMs ?? DEFAULT_START_TIMEOUT_S * 1000;
     this.roots = settings.roots && new ConfiguredRoots(settings.roots);
+    this.inFlight = new InFlight(settings.soleClient);
     this.interest = new SessionInterest(log, name);
     this.emitNotification = perSecond(
       MAX_NOTIFICATIONS_PER_S,
@@ -426,11 +427,8 @@ export class McpSource implements Router, Relayed {
         );
       }
     });
-    const sole = this.settings.soleClient;
     const toCaller = (r: unknown, ctx: ClientContext) =>
-      (sole && this.inFlight.size === 0
-        ? sole.request(r as ServerRequest, ctx.mcpReq.signal)
-        : this.inFlight.routeRequest(r as ServerRequest, ctx.mcpReq.signal)) as never;
+      this.inFlight.routeRequest(r as ServerRequest, ctx.mcpReq.signal) as never;
     client.setRequestHandler("sampling/createMessage", toCaller);
     client.setRequestHandler("elicitation/create", toCaller);
     const roots = this.roots;

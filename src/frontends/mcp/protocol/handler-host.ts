@@ -67,7 +67,7 @@ const MULTI_ROUND = new Set(["tools/call", "prompts/get", "resources/read"]);
 const ANY_PARAMS = z.looseObject({});
 
 /** Results of client requests are relayed as the client gave them. */
-const RelayedClientResult = z.looseObject({});
+export const RelayedClientResult = z.looseObject({});
 
 /**
  * An SDK server as a HandlerHost. A backend's request to the client
