@@ -654,16 +654,19 @@ export class Broker {
    * scopes. What it may see but not use is refused later, naming the scope.
    */
   private visible(path: string, principal: Principal): TreeEntry {
-    let entry: TreeEntry;
+    let entry: TreeEntry | undefined;
     try {
       entry = this.current.lookup(path);
     } catch (err) {
+      if (!(err instanceof BrokerError) || err.kind !== "not_found") throw err;
       const at = normalizePath(path);
-      if (at !== null) this.refuseHeld((c) => c.path === at, principal);
-      throw err;
+      this.refuseHeld((c) => c.path === at, principal);
     }
-    if (!sees(principal, entry.path)) throw absent(path);
-    return entry;
+    if (entry && sees(principal, entry.path)) return entry;
+    throw absent(
+      path,
+      this.current.near(path, (p) => sees(principal, p)),
+    );
   }
 
   /**

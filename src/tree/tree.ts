@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/server";
 import type { ArgsValidator } from "./args-validator.js";
 import { BrokerError } from "../contract/errors.js";
 import type { RenderMode } from "../config/schema.js";
+import { NearPaths } from "./near-paths.js";
 import { normalizePath } from "./path.js";
 
 /** The limits in force at a path: the nearest that sets each (tool, nodes upwards, config). */
@@ -52,6 +53,7 @@ export type TreeEntry = NodeEntry | ToolEntry;
 export class Tree {
   /** Each source's leaves by backend tool name, the first mounted where a name has several. */
   private readonly bySource = new Map<string, Map<string, ToolEntry>>();
+  private nearPaths: NearPaths | undefined;
 
   constructor(
     private readonly entries: ReadonlyMap<string, TreeEntry>,
@@ -113,6 +115,14 @@ export class Tree {
       .filter((e): e is TreeEntry => e !== undefined);
   }
 
+  /** Paths near one that is not here, those `offered` lets through (see NearPaths). */
+  near(path: string, offered: (path: string) => boolean): string[] {
+    this.nearPaths ??= new NearPaths(
+      [...this.entries.values()].map((e) => [e.path, e.type === "tool" ? [e.toolName] : []]),
+    );
+    return this.nearPaths.near(path, offered);
+  }
+
   toolByFlatName(name: string): ToolEntry | undefined {
     return this.flat.get(name);
   }
@@ -127,13 +137,18 @@ export class Tree {
   }
 }
 
-/** The answer for a path with nothing there, or with nothing the caller may know of. */
-export function absent(path: string): BrokerError {
+const orList = new Intl.ListFormat("en", { type: "disjunction" });
+
+/**
+ * The answer for a path with nothing there, or with nothing the caller may
+ * know of; `near` are paths the caller may have meant, named in the message
+ * so that a model can retry in one step.
+ */
+export function absent(path: string, near: readonly string[] = []): BrokerError {
+  const guess = near.length === 0 ? "" : ` (did you mean ${orList.format(near)}?)`;
   return new BrokerError(
     "not_found",
-    `no entry at path ${path}; use meta_tree to see what exists`,
-    {
-      path,
-    },
+    `no entry at path ${path}${guess}; use meta_tree to see what exists`,
+    near.length === 0 ? { path } : { path, near: [...near] },
   );
 }

@@ -129,6 +129,26 @@ describe("POST /meta_search", () => {
     );
   });
 
+  it("names a mistyped path's likely meaning to a model, from what its caller may see", async () => {
+    const admins = await connectHttp(broker.url, bearer(admin));
+    const readers = await connectHttp(broker.url, bearer(fxReader));
+    try {
+      const call = (client: typeof admins, path: string) =>
+        client.callTool({ name: "meta_call", arguments: { path, args: {} } });
+      const typo = await call(admins, "/demo/ehco");
+      expect(typo.isError).toBe(true);
+      expect(textOf(typo)).toMatch(/no entry at path \/demo\/ehco \(did you mean \/demo\/echo\?\)/);
+      // The same typo from a caller who may not see /demo: nothing of /demo is named.
+      const unseen = await call(readers, "/demo/ehco");
+      expect(unseen.isError).toBe(true);
+      expect(textOf(unseen)).not.toMatch(/did you mean/);
+      expect(textOf(await call(readers, "/fx/pd"))).toMatch(/did you mean \/fx\/pid\?/);
+    } finally {
+      await admins.close();
+      await readers.close();
+    }
+  });
+
   it("searches a request with a pasted image on its words, and says so", async () => {
     const image = `data:image/png;base64,${"iVBORw0KGgoAAAANSUhEUg".repeat(3000)}`;
     const res = await search({ query: `add two numbers ${image} and tell me the sum` });

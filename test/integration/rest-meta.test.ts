@@ -222,6 +222,30 @@ describe("POST /meta_call", () => {
     ).toMatch(/is a node, not a tool/);
     expect((await broker.post("/meta_call", { path: "/demo/nope", args: {} })).status).toBe(404);
   });
+
+  it("names the path a mistyped one was likely meant to be", async () => {
+    const typo = await broker.post("/meta_call", { path: "/demo/ad", args: { a: 1, b: 2 } });
+    expect(typo.status).toBe(404);
+    expect(typo.body.error.message).toBe(
+      "no entry at path /demo/ad (did you mean /demo/add?); use meta_tree to see what exists",
+    );
+    expect(typo.body.error.details).toEqual({ path: "/demo/ad", near: ["/demo/add"] });
+    // The wrong case, the wrong node, a name typed in part: each is named for a retry.
+    const near = async (route: string, path: string) =>
+      (await broker.post(route, route === "/meta_call" ? { path, args: {} } : { path })).body.error
+        .details.near as string[];
+    expect(await near("/meta_desc", "/Demo/Echo")).toEqual(["/demo/echo"]);
+    expect(await near("/meta_call", "/echo")).toEqual(["/demo/echo"]);
+    expect(await near("/meta_tree", "/dmeo")).toEqual(["/demo"]);
+    expect(await near("/meta_desc", "/demo/get-tiny")).toEqual(["/demo/get-tiny-image"]);
+    // Nothing near: the message is as it was.
+    const far = await broker.post("/meta_desc", { path: "/demo/nope" });
+    expect(far.body.error).toEqual({
+      kind: "not_found",
+      message: "no entry at path /demo/nope; use meta_tree to see what exists",
+      details: { path: "/demo/nope" },
+    });
+  });
 });
 
 describe("malformed requests", () => {
