@@ -45,7 +45,7 @@ const DEFAULT_LISTEN = "127.0.0.1:8100";
 program
   .command("serve", { isDefault: true })
   .description(
-    "serve the meta API (POST /meta_tree, /meta_desc, /meta_search, /meta_call), MCP at /mcp and GET /healthz",
+    "serve the meta API (POST /meta_search, /meta_tree, /meta_desc, /meta_call, /meta_run), MCP at /mcp, JSON-RPC at /rpc, the console at / and GET /healthz",
   )
   .usage("[options] [HOST:PORT] <config> [secret]")
   .argument(

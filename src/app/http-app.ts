@@ -119,7 +119,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       {
         error: {
           kind: "not_found",
-          message: `no endpoint ${c.req.method} ${c.req.path}; the endpoints are GET / (the console), POST /meta_tree, /meta_desc, /meta_search, /meta_call, /rpc, /mcp, /mcp/<source>, GET /sse, /sse/<source> and GET /healthz`,
+          message: `no endpoint ${c.req.method} ${c.req.path}; the endpoints are GET / (the console), POST /meta_tree, /meta_desc, /meta_search, /meta_call, /meta_run, /rpc, /mcp, /mcp/<source>, GET /sse, /sse/<source> and GET /healthz`,
         },
       },
       404,
