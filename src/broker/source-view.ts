@@ -2,7 +2,9 @@ import type { Implementation, ServerCapabilities, Tool } from "@modelcontextprot
 import { reaches } from "../auth/scopes.js";
 import { BrokerError, type ErrorProfile } from "../contract/errors.js";
 import type { CacheHint, Principal } from "../contract/router.js";
+import { didYouMean } from "../tree/did-you-mean.js";
 import { hasInvisibleCharacters } from "../tree/leaf-segment.js";
+import { joinPath } from "../tree/path.js";
 import type { Mount } from "../tree/skeleton.js";
 import type { NodeEntry, ToolEntry, Tree } from "../tree/tree.js";
 import type { SourceIntroduction } from "./supervisor.js";
@@ -59,7 +61,7 @@ export class SourceView {
    */
   tools(): Tool[] {
     return this.leaves()
-      .filter((leaf) => !hasInvisibleCharacters(leaf.toolName))
+      .filter((leaf) => this.lists(leaf))
       .map((leaf) => leaf.tool);
   }
 
@@ -69,9 +71,12 @@ export class SourceView {
       ? undefined
       : this.tree.toolOfSource(this.mount.id, toolName);
     if (!leaf) {
+      const near = this.tree
+        .nearLeaves(joinPath(this.mount.id, toolName), (l) => this.lists(l))
+        .map((l) => l.toolName);
       throw new BrokerError(
         "not_found",
-        `unknown tool "${toolName}"; tools/list shows the tools there are`,
+        `unknown tool "${toolName}"${didYouMean(near)}; tools/list shows the tools there are`,
         { tool: toolName },
       );
     }
@@ -81,6 +86,11 @@ export class SourceView {
   /** Whether a caller may see what the source offers besides its tools (to list it). */
   visibleTo(principal: Principal): boolean {
     return reaches(principal, "describe", this.mount.id);
+  }
+
+  /** Whether tools/list shows this leaf of the tree as one of this source's tools. */
+  private lists(leaf: ToolEntry): boolean {
+    return leaf.sourceId === this.mount.id && !hasInvisibleCharacters(leaf.toolName);
   }
 
   private leaves(): ToolEntry[] {

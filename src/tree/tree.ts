@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/server";
 import type { ArgsValidator } from "./args-validator.js";
 import { BrokerError } from "../contract/errors.js";
 import type { RenderMode } from "../config/schema.js";
+import { didYouMean } from "./did-you-mean.js";
 import { NearPaths } from "./near-paths.js";
 import { normalizePath } from "./path.js";
 
@@ -123,6 +124,18 @@ export class Tree {
     return this.nearPaths.near(path, offered);
   }
 
+  /** Leaves near a tool asked for as the path `asked`, those `offered` lets through. */
+  nearLeaves(asked: string, offered: (leaf: ToolEntry) => boolean): ToolEntry[] {
+    const leafAt = (path: string) => {
+      const entry = this.entries.get(path);
+      return entry?.type === "tool" ? entry : undefined;
+    };
+    return this.near(asked, (path) => {
+      const leaf = leafAt(path);
+      return leaf !== undefined && offered(leaf);
+    }).map((path) => leafAt(path)!);
+  }
+
   toolByFlatName(name: string): ToolEntry | undefined {
     return this.flat.get(name);
   }
@@ -137,18 +150,14 @@ export class Tree {
   }
 }
 
-const orList = new Intl.ListFormat("en", { type: "disjunction" });
-
 /**
  * The answer for a path with nothing there, or with nothing the caller may
- * know of; `near` are paths the caller may have meant, named in the message
- * so that a model can retry in one step.
+ * know of; `near` are paths the caller may have meant.
  */
 export function absent(path: string, near: readonly string[] = []): BrokerError {
-  const guess = near.length === 0 ? "" : ` (did you mean ${orList.format(near)}?)`;
   return new BrokerError(
     "not_found",
-    `no entry at path ${path}${guess}; use meta_tree to see what exists`,
+    `no entry at path ${path}${didYouMean(near)}; use meta_tree to see what exists`,
     near.length === 0 ? { path } : { path, near: [...near] },
   );
 }

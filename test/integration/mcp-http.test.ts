@@ -197,6 +197,13 @@ describe("MCP over Streamable HTTP, expose: flat", () => {
     await expect(client.callTool({ name: "meta_tree", arguments: {} })).rejects.toMatchObject({
       code: -32602,
     });
+    // A flat name mistyped, or without its node, names the tool likely meant.
+    for (const name of ["demo__ehco", "echo", "Demo__Echo"]) {
+      await expect(client.callTool({ name, arguments: {} })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining(`unknown tool "${name}" (did you mean demo__echo?)`),
+      });
+    }
     const bad = await client.callTool({ name: "demo__get-sum", arguments: { a: 1 } });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toContain("missing required argument 'b'");

@@ -70,6 +70,16 @@ describe("a source served as itself at /mcp/<name>", () => {
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("crash");
     await expect(client.callTool({ name: "crash", arguments: {} })).rejects.toMatchObject({
       code: -32602,
+      message: expect.not.stringContaining("did you mean"),
+    });
+    await client.close();
+  });
+
+  it("names the tool a mistyped name likely meant, among the source's own", async () => {
+    const client = await open("everything");
+    await expect(client.callTool({ name: "get-smu", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('unknown tool "get-smu" (did you mean get-sum?)'),
     });
     await client.close();
   });

@@ -123,6 +123,11 @@ describe("tokens and scopes over MCP", () => {
       code: -32602,
       message: expect.stringContaining('unknown tool "fx__pid"'),
     });
+    // Nor is it named as what a typo meant.
+    await expect(client.callTool({ name: "fx__pi", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: 'MCP error -32602: unknown tool "fx__pi"; tools/list shows the tools there are',
+    });
     // Through meta_call, a tool it sees but may not call is refused, naming the scope.
     await expect(
       client.callTool({ name: "meta_call", arguments: { path: "/fx/pid", args: {} } }),

@@ -13,6 +13,7 @@ import { allows } from "../../../auth/scopes.js";
 import type { CallerContext, Principal } from "../../../contract/router.js";
 import { packageVersion } from "../../../contract/version.js";
 import type { ExposeMode } from "../../../config/schema.js";
+import { didYouMean } from "../../../tree/did-you-mean.js";
 import { flatName } from "../../../tree/flat-name.js";
 import type { ToolEntry } from "../../../tree/tree.js";
 import {
@@ -145,11 +146,21 @@ export function serveBroker(
     // One tools/list does not show is unknown, whether it exists or not.
     const leaf = found && allows(ctx.principal, "call", found.path) ? found : undefined;
     if (!leaf && showFlat) broker.refuseHeld((c) => flatName(c.path) === name, ctx.principal);
-    if (!leaf)
+    if (!leaf) {
+      // A flat name is its path's segments joined by "__": near ones are found as paths.
+      const near = showFlat
+        ? broker
+            .tree()
+            .nearLeaves(`/${name.split("__").join("/")}`, (l) =>
+              allows(ctx.principal, "call", l.path),
+            )
+            .map((l) => l.flatName)
+        : [];
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `unknown tool "${name}"; tools/list shows the tools there are`,
+        `unknown tool "${name}"${didYouMean(near)}; tools/list shows the tools there are`,
       );
+    }
     return callTool(broker, leaf.path, args, ctx, extra);
   });
 
