@@ -27,7 +27,17 @@ import { buildComponent } from "./sources/wasm/build-component.js";
 
 const program = new Command("mcp-broker")
   .description("One MCP endpoint in front of many MCP servers, as a navigable tree of tools.")
-  .version(packageVersion);
+  .version(packageVersion)
+  .addHelpText(
+    "after",
+    `
+Examples:
+  mcp-broker demo                  the demo tree, its console on http://127.0.0.1:8100/
+  mcp-broker broker.json           serve a config on 127.0.0.1:8100 (MCP at /mcp)
+  mcp-broker stdio broker.json     the same over stdin/stdout, for a desktop client
+  mcp-broker import claude_desktop_config.json --out broker.json
+                                   a config from the servers a client already has`,
+  );
 
 const logLevel = () =>
   new Option("--log-level <level>", "log level (logs go to stderr)")
@@ -432,6 +442,12 @@ function onShutdown(log: Logger): {
       shut();
     },
   };
+}
+
+// Run bare, the program says what it does rather than which argument its default command lacks.
+if (process.argv.length <= 2) {
+  program.outputHelp({ error: true });
+  process.exit(1);
 }
 
 program.parseAsync().catch((err: Error) => {

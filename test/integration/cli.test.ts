@@ -50,6 +50,16 @@ describe("the command line", () => {
     const top = await runCli("--help");
     for (const command of ["serve", "import", "stdio", "dump-tree", "check-config"])
       expect(top.stdout).toContain(command);
+    expect(top.stdout).toContain("mcp-broker demo ");
+  });
+
+  it("run with no arguments, says what it does and how to start, and fails", async () => {
+    const { code, stdout, stderr } = await runCli();
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^Usage: mcp-broker /);
+    expect(stderr).toContain("mcp-broker demo ");
+    expect(stderr).not.toContain("missing required argument");
   });
 
   it("--dump-tree prints the tree and exits", async () => {
