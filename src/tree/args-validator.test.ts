@@ -130,4 +130,32 @@ describe("compileArgsSchema", () => {
     // One compiled out of the cache is compiled again when needed.
     expect(() => validators[0]!({ p0: 1 })).toThrow("argument 'p0' must be string");
   });
+  it("names the argument a typo likely meant, whether unknown ones are refused or not", () => {
+    const open = compileArgsSchema({
+      type: "object",
+      properties: { message: { type: "string" }, user: { type: "object", required: ["name"] } },
+      required: ["message"],
+    });
+    expect(() => open({ mesage: "hi" })).toThrow(
+      "invalid arguments: missing required argument 'message' ('mesage' was given: a typo?)",
+    );
+    expect(() => open({ message: "hi", user: { Name: "x" } })).toThrow(
+      "missing required argument 'user.name' ('user.Name' was given: a typo?)",
+    );
+    expect(() => open({ text: "hi" })).toThrow(/missing required argument 'message'$/);
+    const closed = compileArgsSchema({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { message: { type: "string" }, count: { type: "number" } },
+      required: ["message"],
+      additionalProperties: false,
+    });
+    // One error says it all: the unknown name, and the one it likely was.
+    expect(() => closed({ mesage: "hi" })).toThrow(
+      "invalid arguments: missing required argument 'message'; unknown argument 'mesage' (did you mean 'message'?)",
+    );
+    expect(() => closed({ message: "hi", cuont: 1, zzz: 2 })).toThrow(
+      "invalid arguments: unknown argument 'cuont' (did you mean 'count'?); unknown argument 'zzz'",
+    );
+  });
 });

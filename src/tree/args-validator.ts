@@ -29,6 +29,7 @@ import { LRUCache } from "lru-cache";
 import { RE2JS } from "re2js";
 import { BrokerError } from "../contract/errors.js";
 import { nestsDeeperThan } from "../contract/json-depth.js";
+import { nearestName } from "./nearest-name.js";
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
@@ -131,7 +132,8 @@ export function compileArgsSchema(schema: Record<string, unknown>): ArgsValidato
   return (args: unknown) => {
     const validate = compiled.get(key) ?? compile(schema, key);
     if (validate(args)) return;
-    const errors = (validate.errors ?? []).map(describeError);
+    const found = validate.errors ?? [];
+    const errors = found.map((e) => describeError(e, schema, args, found));
     throw new BrokerError("invalid_params", `invalid arguments: ${errors.join("; ")}`, {
       errors,
     });
@@ -194,17 +196,43 @@ function compile(schema: Record<string, unknown>, key: string): ValidateFunction
   }
 }
 
-function describeError(e: ErrorObject): string {
+/**
+ * One of ajv's errors as a sentence naming the argument. A missing or
+ * unknown argument also names the one a typo likely meant (`schema` and
+ * `args` are what was checked, `all` every error found), so that a model
+ * can retry in one step.
+ */
+function describeError(
+  e: ErrorObject,
+  schema: Record<string, unknown>,
+  args: unknown,
+  all: readonly ErrorObject[],
+): string {
   const where = e.instancePath === "" ? "" : argName(e.instancePath);
+  const parent = where === "" ? "" : `${where}.`;
   switch (e.keyword) {
     case "required": {
       const missing = (e.params as { missingProperty: string }).missingProperty;
-      const parent = where === "" ? "" : `${where}.`;
-      return `missing required argument '${parent}${missing}'`;
+      // Where the typo is also an unknown argument, that error names the pair already.
+      const unknown = all.some(
+        (other) =>
+          other.keyword === "additionalProperties" && other.instancePath === e.instancePath,
+      );
+      const given = unknown ? undefined : nearestName(missing, keysOf(at(args, e.instancePath)));
+      const typo = given === undefined ? "" : ` ('${parent}${given}' was given: a typo?)`;
+      return `missing required argument '${parent}${missing}'${typo}`;
     }
     case "additionalProperties": {
       const extra = (e.params as { additionalProperty: string }).additionalProperty;
-      return `unknown argument '${where === "" ? "" : `${where}.`}${extra}'`;
+      // ajv's schemaPath ends in this keyword, beside the `properties` it checked against.
+      const holder = at(
+        schema,
+        e.schemaPath.replace(/^#/, "").replace(/\/additionalProperties$/, ""),
+      );
+      const declared = keysOf((holder as { properties?: unknown } | undefined)?.properties);
+      const meant = nearestName(extra, declared);
+      const typo = meant === undefined ? "" : ` (did you mean '${parent}${meant}'?)`;
+      return `unknown argument '${parent}${extra}'${typo}`;
     }
     case "enum": {
       const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
@@ -217,12 +245,33 @@ function describeError(e: ErrorObject): string {
   }
 }
 
+/** The keys a JSON pointer (ajv's instancePath, or a schemaPath after its `#`) names, in order. */
+function segmentsOf(pointer: string): string[] {
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+/** What a JSON pointer points at in `value`, if anything. */
+function at(value: unknown, pointer: string): unknown {
+  let here = value;
+  for (const key of segmentsOf(pointer)) {
+    if (typeof here !== "object" || here === null || !Object.hasOwn(here, key)) return undefined;
+    here = (here as Record<string, unknown>)[key];
+  }
+  return here;
+}
+
+function keysOf(value: unknown): string[] {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? Object.keys(value)
+    : [];
+}
+
 /** `/user/0/name` → `user[0].name` */
 function argName(pointer: string): string {
-  return pointer
-    .slice(1)
-    .split("/")
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+  return segmentsOf(pointer)
     .map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`))
     .join("");
 }

@@ -1,23 +1,9 @@
 import SearchableMap from "minisearch/SearchableMap";
+import { editsAllowed, LONGEST_FUZZY_NAME } from "./nearest-name.js";
 import { lastSegment, normalizePath, parentOf } from "./path.js";
 
 /** Suggestions given for one path that is not there: a model reads them, so few. */
 const MOST = 3;
-
-/**
- * The longest name looked up with typos allowed: a longer one is pasted text
- * rather than a name mistyped, and the lookup's work grows with its length.
- */
-const LONGEST_FUZZY_NAME = 64;
-
-/**
- * How far a name may be from one typed: one edit in a name of three letters
- * or fewer, two up to nine (two letters swapped are two edits), three in a
- * longer one ("create_entity" for "create_entities").
- */
-function editsAllowed(name: string): number {
-  return name.length <= 3 ? 1 : name.length <= 9 ? 2 : 3;
-}
 
 /** A prefix this long or longer counts as the start of a name typed in part. */
 const SHORTEST_PREFIX = 3;
