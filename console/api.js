@@ -57,7 +57,17 @@ export async function request(path, body, signal, answers = []) {
 
 export const api = {
   me: () => request("/console/api/me").then((r) => r.json),
-  tree: (path) => request("/meta_tree", { path }).then((r) => r.json),
+  /** Every child of a node, in as many parts as meta_tree gives them. */
+  tree: async (path) => {
+    const children = [];
+    let offset = 0;
+    for (;;) {
+      const part = (await request("/meta_tree", { path, offset })).json;
+      children.push(...part.children);
+      if (part.next_offset === undefined) return { path: part.path, children };
+      offset = part.next_offset;
+    }
+  },
   desc: (path) => request("/meta_desc", { path }).then((r) => r.json),
   search: (query) => request("/meta_search", { query, limit: 20 }).then((r) => r.json),
   call: (path, args, signal) => request("/meta_call", { path, args }, signal),

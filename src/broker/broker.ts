@@ -25,7 +25,7 @@ import { DEFAULT_REGISTRY_MOUNT, skeletonWithRegistry } from "./registry-tree.js
 import { SourceView } from "./source-view.js";
 import { searchableTools } from "../tool-search/tool-documents.js";
 import { treeOfSources } from "./tree-of-sources.js";
-import { describeEntry, foundTool, listChildren } from "./views.js";
+import { describeEntry, foundTool, listChildren, pageOf } from "./views.js";
 import type { SourceSandbox } from "../config/sandbox-schema.js";
 import { sandboxPlanOf } from "../isolation/sandbox/sandbox-plan.js";
 import type {
@@ -43,7 +43,7 @@ import { isWithin, normalizePath } from "../tree/path.js";
 import type { DefinitionChange, PinRecord } from "../pinning/pin-book.js";
 import { heldBack, pinningNote } from "./definition-notes.js";
 import { salientQuery } from "../tool-search/salient-query.js";
-import { MAX_QUERY_CHARS } from "./meta-api/requests.js";
+import { MAX_QUERY_CHARS, TREE_PAGE } from "./meta-api/requests.js";
 import { typescriptDeclarations } from "../tree/typescript-declarations.js";
 import { runScript } from "./meta-run.js";
 import { runSettingsOf } from "./run-settings.js";
@@ -270,16 +270,20 @@ export class Broker {
     return reaches(principal, "tree", "/") ? this.list("/", principal).children : [];
   }
 
-  /** The children of a node that the caller may see. */
-  list(path: string, principal: Principal): NodeListing {
+  /**
+   * The children of a node that the caller may see: all of them, or as
+   * `meta_tree` lists them, the part from `offset`.
+   */
+  list(path: string, principal: Principal, offset?: number): NodeListing {
     this.visible(path, principal);
     const node = this.current.node(path);
     this.mayReach(principal, "tree", node.path);
     const listing = listChildren(this.current, node);
-    return {
+    const seen = {
       ...listing,
       children: listing.children.filter((c) => reaches(principal, "tree", c.path)),
     };
+    return offset === undefined ? seen : pageOf(seen, offset, TREE_PAGE);
   }
 
   describe(path: string, principal: Principal): EntryDescription {

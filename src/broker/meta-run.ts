@@ -159,6 +159,7 @@ async function answerCall(
     case "describe":
       return broker.metaDesc(parseRequest(DescribeRequest, args), caller.principal);
     case "tree":
+      // A script reads every child: what it returns, not the listing, reaches the model.
       return broker.list(parseRequest(TreeRequest, args).path, caller.principal);
     default:
       throw new BrokerError("invalid_params", `no call ${op} in a script`);

@@ -26,6 +26,26 @@ export function listChildren(tree: Tree, node: NodeEntry): NodeListing {
   return { path: node.path, children: tree.children(node).map(summarizeEntry) };
 }
 
+/**
+ * At most `limit` children of a listing from `offset`: the listing as it is
+ * when that is all of it; otherwise with how many there are and, where more
+ * remain, where the next part starts, also in words for a model.
+ */
+export function pageOf(listing: NodeListing, offset: number, limit: number): NodeListing {
+  const { path, children } = listing;
+  const shown = children.slice(offset, offset + limit);
+  if (offset === 0 && shown.length === children.length) return listing;
+  const next = offset + shown.length;
+  if (next >= children.length) return { path, children: shown, total: children.length };
+  return {
+    path,
+    children: shown,
+    total: children.length,
+    next_offset: next,
+    notice: `${children.length} children, these are ${offset + 1} to ${next}: ask again with offset ${next} for the next, or meta_search with path "${path}" to find one by what it does`,
+  };
+}
+
 export function describeEntry(
   tree: Tree,
   entry: TreeEntry,

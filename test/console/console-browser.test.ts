@@ -85,6 +85,9 @@ beforeAll(async () => {
           env: { FIXTURE_NEEDS_FILE: opsNeeds },
         },
       },
+      // More children than one meta_tree answer lists.
+      { path: "/many", summary: "A node with 120 children" },
+      ...Array.from({ length: 120 }, (_, i) => ({ path: `/many/n${i}` })),
     ],
   });
   browser = await launch();
@@ -231,6 +234,15 @@ describe("the web console", () => {
       await page.close();
     },
   );
+
+  it.runIf(why === "")("lists every child of a node that meta_tree gives in parts", async () => {
+    const page = await signedIn(admin);
+    const tree = page.getByRole("region", { name: "Tree" });
+    await tree.getByRole("button", { name: "Expand /many" }).click();
+    await tree.getByRole("link", { name: "n119", exact: true }).waitFor();
+    await expect(tree.locator('a[href^="#/tools/many/"]').count()).resolves.toBe(120);
+    await page.close();
+  });
 
   it.runIf(why === "")("says what is wrong with a path that is not in the tree", async () => {
     // A hash typed by hand, with a broken %-escape too.

@@ -18,6 +18,11 @@ export interface EntrySummary {
 export interface NodeListing {
   path: string;
   children: EntrySummary[];
+  /** How many children the caller may see, where this lists a part of them. */
+  total?: number;
+  /** Where the next part starts, where more remain; `notice` then says so in words. */
+  next_offset?: number;
+  notice?: string;
 }
 
 export interface NodeDescription {

@@ -13,8 +13,18 @@ const TreePath = z
   .refine((p) => normalizePath(p) !== null, 'must be an absolute path such as "/" or "/repo/read"')
   .describe('A path in the tool tree, such as "/repo/get_file".');
 
+/** Children one `meta_tree` answer lists at most: a model reads them all. */
+export const TREE_PAGE = 100;
+
 export const TreeRequest = z.strictObject({
   path: TreePath.default("/").describe("The node whose children to list."),
+  // Past a node's children the answer is empty; the bound keeps the schema short.
+  offset: z
+    .int({ error: "expected a whole number, 0 or more" })
+    .min(0, "must be 0 or more")
+    .max(1_000_000, "must be at most 1000000")
+    .optional()
+    .describe("From next_offset."),
 });
 
 export const DescribeRequest = z.strictObject({

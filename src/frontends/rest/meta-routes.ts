@@ -26,8 +26,8 @@ import {
 export function metaRoutes(broker: Broker): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   app.post("/meta_tree", async (c) => {
-    const { path } = parseRequest(TreeRequest, await jsonBody(c));
-    return c.json(broker.list(path, c.get("principal")));
+    const { path, offset = 0 } = parseRequest(TreeRequest, await jsonBody(c));
+    return c.json(broker.list(path, c.get("principal"), offset));
   });
   app.post("/meta_desc", async (c) => {
     const request = parseRequest(DescribeRequest, await jsonBody(c));

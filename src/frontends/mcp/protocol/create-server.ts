@@ -186,8 +186,10 @@ async function metaCall(
       return jsonResult(
         await broker.search(parseRequest(SearchRequest, args), ctx.principal, ctx.signal),
       );
-    case "meta_tree":
-      return jsonResult(broker.list(parseRequest(TreeRequest, args).path, ctx.principal));
+    case "meta_tree": {
+      const { path, offset = 0 } = parseRequest(TreeRequest, args);
+      return jsonResult(broker.list(path, ctx.principal, offset));
+    }
     case "meta_desc":
       return jsonResult(broker.metaDesc(parseRequest(DescribeRequest, args), ctx.principal));
     case "meta_run": {
