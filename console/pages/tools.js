@@ -190,8 +190,12 @@ async function showSearch(query, results, tree, health) {
 async function showNode(detail, path, health, signal) {
   replace(detail, h("p", {}, "Loading…"));
   let node;
+  let children;
   try {
     node = await api.desc(path);
+    // meta_desc gives the first children of a large node; meta_tree gives them all.
+    children =
+      node.children_total === undefined ? (node.children ?? []) : (await api.tree(path)).children;
   } catch (err) {
     replace(detail, h("h2", { id: "detail-heading" }, path));
     showError(detail, err, true);
@@ -206,7 +210,7 @@ async function showNode(detail, path, health, signal) {
       h(
         "ul",
         { class: "children" },
-        (node.children ?? []).map((child) =>
+        children.map((child) =>
           h(
             "li",
             {},

@@ -25,7 +25,7 @@ import { DEFAULT_REGISTRY_MOUNT, skeletonWithRegistry } from "./registry-tree.js
 import { SourceView } from "./source-view.js";
 import { searchableTools } from "../tool-search/tool-documents.js";
 import { treeOfSources } from "./tree-of-sources.js";
-import { describeEntry, foundTool, listChildren, pageOf } from "./views.js";
+import { describeEntry, firstChildren, foundTool, listChildren, pageOf } from "./views.js";
 import type { SourceSandbox } from "../config/sandbox-schema.js";
 import { sandboxPlanOf } from "../isolation/sandbox/sandbox-plan.js";
 import type {
@@ -286,7 +286,11 @@ export class Broker {
     return offset === undefined ? seen : pageOf(seen, offset, TREE_PAGE);
   }
 
-  describe(path: string, principal: Principal): EntryDescription {
+  /**
+   * The entry at `path` as the caller may see it; a node's children all of
+   * them, or, as `meta_desc` lists them, at most `childrenShown`.
+   */
+  describe(path: string, principal: Principal, childrenShown?: number): EntryDescription {
     const entry = this.visible(path, principal);
     if (
       entry.type === "tool"
@@ -302,10 +306,11 @@ export class Broker {
       return change ? { ...description, pinning: pinningNote(change) } : description;
     }
     const sandbox = description.source && this.sandboxOf(description.source.name);
+    const children = description.children.filter((c) => reaches(principal, "tree", c.path));
     return {
       ...description,
       ...(sandbox && { source: { ...description.source!, sandbox } }),
-      children: description.children.filter((c) => reaches(principal, "tree", c.path)),
+      ...firstChildren(description.path, children, childrenShown),
     };
   }
 
@@ -327,14 +332,18 @@ export class Broker {
     );
   }
 
-  /** `meta_desc` as asked: the description, or declarations of the tools under the path. */
+  /**
+   * `meta_desc` as asked: the description (a node's children at most
+   * `childrenShown`, where given), or declarations of the tools under the path.
+   */
   metaDesc(
     request: { path: string; format: "json" | "typescript" },
     principal: Principal,
+    childrenShown?: number,
   ): EntryDescription | TypescriptDescription {
     return request.format === "typescript"
       ? this.declarations(request.path, principal)
-      : this.describe(request.path, principal);
+      : this.describe(request.path, principal, childrenShown);
   }
 
   /**

@@ -46,6 +46,23 @@ export function pageOf(listing: NodeListing, offset: number, limit: number): Nod
   };
 }
 
+/**
+ * A node description's children: all of them, or past `shown`, the first
+ * `shown` with how many there are and, in words, how to list the rest.
+ */
+export function firstChildren(
+  path: string,
+  children: EntrySummary[],
+  shown: number | undefined,
+): Pick<NodeDescription, "children" | "children_total" | "notice"> {
+  if (shown === undefined || children.length <= shown) return { children };
+  return {
+    children: children.slice(0, shown),
+    children_total: children.length,
+    notice: `${children.length} children, these are the first ${shown}: meta_tree with offset ${shown} lists the next, or meta_search with path "${path}" finds one by what it does`,
+  };
+}
+
 export function describeEntry(
   tree: Tree,
   entry: TreeEntry,

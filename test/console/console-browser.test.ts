@@ -241,6 +241,11 @@ describe("the web console", () => {
     await tree.getByRole("button", { name: "Expand /many" }).click();
     await tree.getByRole("link", { name: "n119", exact: true }).waitFor();
     await expect(tree.locator('a[href^="#/tools/many/"]').count()).resolves.toBe(120);
+    // The node's own page lists them all too.
+    await tree.getByRole("link", { name: "many", exact: true }).click();
+    const listed = page.locator("ul.children li");
+    await listed.filter({ hasText: "n119" }).waitFor();
+    await expect(listed.count()).resolves.toBe(120);
     await page.close();
   });
 

@@ -23,7 +23,7 @@ const tree = async (body: unknown, who = admin) =>
   (await broker.post("/meta_tree", body, bearer(who))).body;
 const namesOf = (listing: { children: { name: string }[] }) => listing.children.map((c) => c.name);
 
-describe("meta_tree of a node with many children", () => {
+describe("a node with many children", () => {
   it("lists a first part, and says how many there are and where the next part starts", async () => {
     const first = await tree({ path: "/big" });
     expect(namesOf(first)).toEqual(names.slice(0, 100));
@@ -56,6 +56,21 @@ describe("meta_tree of a node with many children", () => {
     expect(first).toMatchObject({ total: 125, next_offset: 100 });
   });
 
+  it("meta_desc of the node gives its first children, and says how to list the rest", async () => {
+    const node = (await broker.post("/meta_desc", { path: "/big" }, bearer(admin))).body;
+    expect(namesOf(node)).toEqual(names.slice(0, 100));
+    expect(node).toMatchObject({ path: "/big", type: "node", children_total: 250 });
+    expect(node.notice).toBe(
+      '250 children, these are the first 100: meta_tree with offset 100 lists the next, or meta_search with path "/big" finds one by what it does',
+    );
+    const small = (await broker.post("/meta_desc", { path: "/" }, bearer(admin))).body;
+    expect(small).toEqual({
+      path: "/",
+      type: "node",
+      children: [{ path: "/big", name: "big", type: "node" }],
+    });
+  });
+
   it("refuses an offset that is not one, naming it", async () => {
     for (const [body, message] of [
       [{ path: "/big", offset: -1 }, /offset: must be 0 or more/],
@@ -82,6 +97,10 @@ describe("meta_tree of a node with many children", () => {
       const listing = JSON.parse((result.content as { text: string }[])[0]!.text);
       expect(namesOf(listing)).toEqual(names.slice(200));
       expect(listing.total).toBe(250);
+      const described = await client.callTool({ name: "meta_desc", arguments: { path: "/big" } });
+      const node = JSON.parse((described.content as { text: string }[])[0]!.text);
+      expect(node.children).toHaveLength(100);
+      expect(node.children_total).toBe(250);
     } finally {
       await client.close();
     }

@@ -28,6 +28,10 @@ export interface NodeListing {
 export interface NodeDescription {
   path: string;
   type: "node";
+  /** How many children the caller may see, where `children` are only the first of them. */
+  children_total?: number;
+  /** Then says, in words, how to list the rest. */
+  notice?: string;
   summary?: string;
   description?: string;
   /** The state of the source mounted here, as /healthz gives it to admins. */

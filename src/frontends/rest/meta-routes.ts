@@ -11,6 +11,7 @@ import {
   RunRequest,
   SearchRequest,
   TreeRequest,
+  TREE_PAGE,
 } from "../../broker/meta-api/requests.js";
 
 /**
@@ -31,7 +32,7 @@ export function metaRoutes(broker: Broker): Hono<AuthEnv> {
   });
   app.post("/meta_desc", async (c) => {
     const request = parseRequest(DescribeRequest, await jsonBody(c));
-    return c.json(broker.metaDesc(request, c.get("principal")));
+    return c.json(broker.metaDesc(request, c.get("principal"), TREE_PAGE));
   });
   app.post("/meta_search", async (c) => {
     const request = parseRequest(SearchRequest, await jsonBody(c));

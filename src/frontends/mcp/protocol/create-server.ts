@@ -43,6 +43,7 @@ import {
   RunRequest,
   SearchRequest,
   TreeRequest,
+  TREE_PAGE,
 } from "../../../broker/meta-api/requests.js";
 import { requestContext, type RequestExtra } from "./request-context.js";
 import { callTool, declaringTasks, serveTaskMethods } from "./task-extension.js";
@@ -191,7 +192,9 @@ async function metaCall(
       return jsonResult(broker.list(path, ctx.principal, offset));
     }
     case "meta_desc":
-      return jsonResult(broker.metaDesc(parseRequest(DescribeRequest, args), ctx.principal));
+      return jsonResult(
+        broker.metaDesc(parseRequest(DescribeRequest, args), ctx.principal, TREE_PAGE),
+      );
     case "meta_run": {
       const answer = await broker.run(parseRequest(RunRequest, args), ctx);
       return answer.error === undefined
