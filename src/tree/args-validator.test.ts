@@ -143,6 +143,14 @@ describe("compileArgsSchema", () => {
       "missing required argument 'user.name' ('user.Name' was given: a typo?)",
     );
     expect(() => open({ text: "hi" })).toThrow(/missing required argument 'message'$/);
+    // A declared argument is never taken for a typo of another, however near.
+    const sum = compileArgsSchema({
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" } },
+      required: ["a", "b"],
+    });
+    expect(() => sum({ a: 1 })).toThrow(/^invalid arguments: missing required argument 'b'$/);
+    expect(() => sum({ a: 1, c: 2 })).toThrow("missing required argument 'b' ('c' was given");
     const closed = compileArgsSchema({
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",

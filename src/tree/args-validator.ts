@@ -218,19 +218,16 @@ function describeError(
         (other) =>
           other.keyword === "additionalProperties" && other.instancePath === e.instancePath,
       );
-      const given = unknown ? undefined : nearestName(missing, keysOf(at(args, e.instancePath)));
+      // A name the schema declares is an argument of its own, not a typo of this one.
+      const declared = new Set(declaredBeside(schema, e));
+      const undeclared = keysOf(at(args, e.instancePath)).filter((k) => !declared.has(k));
+      const given = unknown ? undefined : nearestName(missing, undeclared);
       const typo = given === undefined ? "" : ` ('${parent}${given}' was given: a typo?)`;
       return `missing required argument '${parent}${missing}'${typo}`;
     }
     case "additionalProperties": {
       const extra = (e.params as { additionalProperty: string }).additionalProperty;
-      // ajv's schemaPath ends in this keyword, beside the `properties` it checked against.
-      const holder = at(
-        schema,
-        e.schemaPath.replace(/^#/, "").replace(/\/additionalProperties$/, ""),
-      );
-      const declared = keysOf((holder as { properties?: unknown } | undefined)?.properties);
-      const meant = nearestName(extra, declared);
+      const meant = nearestName(extra, declaredBeside(schema, e));
       const typo = meant === undefined ? "" : ` (did you mean '${parent}${meant}'?)`;
       return `unknown argument '${parent}${extra}'${typo}`;
     }
@@ -243,6 +240,16 @@ function describeError(
         ? `arguments ${e.message ?? "are invalid"}`
         : `argument '${where}' ${e.message ?? "is invalid"}`;
   }
+}
+
+/**
+ * The argument names declared where an error's keyword sits: ajv's
+ * schemaPath ends in the keyword (`#/properties/user/required`), beside the
+ * `properties` of the same schema.
+ */
+function declaredBeside(schema: Record<string, unknown>, e: ErrorObject): string[] {
+  const holder = at(schema, e.schemaPath.replace(/^#/, "").replace(/\/[^/]*$/, ""));
+  return keysOf((holder as { properties?: unknown } | undefined)?.properties);
 }
 
 /** The keys a JSON pointer (ajv's instancePath, or a schemaPath after its `#`) names, in order. */
