@@ -25,7 +25,7 @@ import { DEFAULT_REGISTRY_MOUNT, skeletonWithRegistry } from "./registry-tree.js
 import { SourceView } from "./source-view.js";
 import { searchableTools } from "../tool-search/tool-documents.js";
 import { treeOfSources } from "./tree-of-sources.js";
-import { describeEntry, firstChildren, foundTool, listChildren, pageOf } from "./views.js";
+import { describeEntry, firstChildren, foundTool, pageOf, summarizeEntry } from "./views.js";
 import type { SourceSandbox } from "../config/sandbox-schema.js";
 import { sandboxPlanOf } from "../isolation/sandbox/sandbox-plan.js";
 import type {
@@ -278,12 +278,10 @@ export class Broker {
     this.visible(path, principal);
     const node = this.current.node(path);
     this.mayReach(principal, "tree", node.path);
-    const listing = listChildren(this.current, node);
-    const seen = {
-      ...listing,
-      children: listing.children.filter((c) => reaches(principal, "tree", c.path)),
-    };
-    return offset === undefined ? seen : pageOf(seen, offset, TREE_PAGE);
+    const seen = this.current.children(node).filter((c) => reaches(principal, "tree", c.path));
+    return offset === undefined
+      ? { path: node.path, children: seen.map(summarizeEntry) }
+      : pageOf(node.path, seen, offset, TREE_PAGE);
   }
 
   /**

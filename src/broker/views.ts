@@ -1,5 +1,5 @@
 import { typescriptSignature } from "../tree/typescript-declarations.js";
-import type { NodeEntry, ToolEntry, Tree, TreeEntry } from "../tree/tree.js";
+import type { ToolEntry, Tree, TreeEntry } from "../tree/tree.js";
 import { lastSegment } from "../tree/path.js";
 import type { ToolHit } from "../tool-search/tool-search.js";
 import type { SourceStatus } from "../contract/router.js";
@@ -22,19 +22,19 @@ export function summarizeEntry(entry: TreeEntry): EntrySummary {
   return out;
 }
 
-export function listChildren(tree: Tree, node: NodeEntry): NodeListing {
-  return { path: node.path, children: tree.children(node).map(summarizeEntry) };
-}
-
 /**
- * At most `limit` children of a listing from `offset`: the listing as it is
- * when that is all of it; otherwise with how many there are and, where more
- * remain, where the next part starts, also in words for a model.
+ * At most `limit` of a node's children from `offset`, as `meta_tree` lists
+ * them: the listing as it always was when they fit; otherwise with how many there are
+ * and, where more remain, where the next part starts, also in words for a model.
  */
-export function pageOf(listing: NodeListing, offset: number, limit: number): NodeListing {
-  const { path, children } = listing;
-  const shown = children.slice(offset, offset + limit);
-  if (offset === 0 && shown.length === children.length) return listing;
+export function pageOf(
+  path: string,
+  children: readonly TreeEntry[],
+  offset: number,
+  limit: number,
+): NodeListing {
+  const shown = children.slice(offset, offset + limit).map(summarizeEntry);
+  if (offset === 0 && shown.length === children.length) return { path, children: shown };
   const next = offset + shown.length;
   if (next >= children.length) return { path, children: shown, total: children.length };
   return {

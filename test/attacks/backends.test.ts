@@ -5,7 +5,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnBroker, type BrokerProcess } from "../helpers/broker-process.js";
-import { isAlive, writeConfig } from "../helpers/broker.js";
+import { everyChild, isAlive, writeConfig } from "../helpers/broker.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { healthy, rssMb, underAttack } from "../helpers/under-attack.js";
 
@@ -42,9 +42,7 @@ async function post(path: string, body: unknown): Promise<{ status: number; body
 }
 
 const toolsUnder = async (path: string) =>
-  (await post("/meta_tree", { path })).body.children.filter(
-    (c: { type: string }) => c.type === "tool",
-  );
+  (await everyChild(post, path)).filter((c) => c.type === "tool");
 
 describe("tools/list that never ends", () => {
   it("is read up to max_tools (1000 by default), the rest left out with a log line", async () => {

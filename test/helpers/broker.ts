@@ -69,6 +69,21 @@ export interface TestBroker extends RunningServer {
   ): Promise<{ status: number; body: any }>;
 }
 
+/** Every child of a node, through as many `meta_tree` answers as it takes (100 each). */
+export async function everyChild(
+  post: (path: string, body: unknown) => Promise<{ body: any }>,
+  path: string,
+): Promise<{ path: string; name: string; type: string }[]> {
+  const children = [];
+  let offset: number | undefined = 0;
+  while (offset !== undefined) {
+    const { body } = await post("/meta_tree", { path, offset });
+    children.push(...body.children);
+    offset = body.next_offset;
+  }
+  return children;
+}
+
 /** The broker as the CLI runs it, in process, on a free loopback port. */
 export async function startBroker(
   config: unknown,
