@@ -48,7 +48,14 @@ describe("the REST meta endpoints", () => {
     text,
     json.map((v) => JSON.stringify(v)),
     fc
-      .record({ path, args: fc.oneof(json, fc.dictionary(text, json)) }, { requiredKeys: [] })
+      .record(
+        {
+          path,
+          args: fc.oneof(json, fc.dictionary(text, json)),
+          offset: fc.oneof(fc.integer({ min: -5, max: 2_000_000 }), json),
+        },
+        { requiredKeys: [] },
+      )
       .map((v) => JSON.stringify(v)),
     fc
       .record(

@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
+import { fuzzRuns } from "../helpers/fuzz.js";
 import { connectHttp } from "../helpers/mcp-client.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
 
@@ -43,6 +45,18 @@ describe("a node with many children", () => {
       children: [],
       total: 250,
     });
+  });
+
+  it("gives any offset the children from there, at most 100, and says what is left (fast-check)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 400 }), async (offset) => {
+        const part = await tree({ path: "/big", offset });
+        expect(namesOf(part)).toEqual(names.slice(offset, offset + 100));
+        expect(part.total).toBe(250);
+        expect(part.next_offset).toBe(offset + 100 < 250 ? offset + 100 : undefined);
+      }),
+      { numRuns: fuzzRuns(30) },
+    );
   });
 
   it("answers a node that fits in one part as it always did", async () => {
