@@ -120,6 +120,47 @@ describe("the script sandbox", () => {
     expect(await parked).toMatchObject({ ok: false, kind: "interrupted" });
   });
 
+  it("ends a run stopped before its worker is ready at once, and the worker starts on for the next", async () => {
+    const warnings: string[] = [];
+    const cold = new ScriptSandbox({
+      workers: 1,
+      runsPerWorker: 8,
+      maxWaitingPerCaller: 8,
+      maxWaiting: 8,
+      log: pino({ level: "warn" }, { write: (line: string) => warnings.push(line) }),
+    });
+    try {
+      let asks = 0;
+      const request = {
+        code: "return await call('/x', {})",
+        limits,
+        deadline: Date.now() + 60_000,
+        ask: (op: string, json: string) => (asks++, echoing(op, json)),
+      };
+      const giveUp = new AbortController();
+      const outcome = cold.run("tester", { ...request, signal: giveUp.signal });
+      giveUp.abort();
+      // Settled by the abort itself: a worker that was ready would have had to run and answer it first.
+      const first = await Promise.race([
+        outcome,
+        new Promise((resolve) => setImmediate(resolve, "not yet")),
+      ]);
+      expect(first).toEqual({
+        ok: false,
+        kind: "interrupted",
+        message: "the caller gave up",
+        logs: [],
+      });
+      const next = await cold.run("tester", { ...request, signal: new AbortController().signal });
+      expect(next).toMatchObject({ ok: true });
+      // The stopped run was never handed to the worker: only the next one called.
+      expect(asks).toBe(1);
+      expect(warnings).toEqual([]);
+    } finally {
+      await cold.close();
+    }
+  });
+
   it("keeps the broker's thread free while every worker computes", async () => {
     let ended = false;
     const hogs = Promise.all(

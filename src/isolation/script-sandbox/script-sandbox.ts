@@ -142,8 +142,12 @@ export class ScriptSandbox {
     const buffer = new SharedArrayBuffer(4);
     const stop = new Int32Array(buffer);
     let stopTimer: NodeJS.Timeout | undefined;
+    let posted = false;
     const halt = () => {
       Atomics.store(stop, 0, 1);
+      // Not yet handed to its worker (still starting): the run ends here, and the worker
+      // starts on for the next one, rather than being ended for a run it never saw.
+      if (!posted) return slot.runs.get(id)?.settle(stopped(request));
       slot.worker?.postMessage({ type: "cancel", run: id } satisfies ToWorker);
       // A worker that cannot end the run in time is ended, and the run with it.
       stopTimer ??= setTimeout(
@@ -168,7 +172,9 @@ export class ScriptSandbox {
       },
     });
     void this.workerOf(slot).then(
-      (worker) =>
+      (worker) => {
+        if (!slot.runs.has(id)) return;
+        posted = true;
         worker.postMessage({
           type: "run",
           run: id,
@@ -177,7 +183,8 @@ export class ScriptSandbox {
           limits: request.limits,
           deadline: request.deadline,
           stop: buffer,
-        } satisfies ToWorker),
+        } satisfies ToWorker);
+      },
       (err: Error) => {
         this.options.log.error({ err: err.message }, "a script sandbox worker could not start");
         slot.runs.get(id)?.settle(failed("the script sandbox could not start; see the broker log"));
