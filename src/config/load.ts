@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { z } from "zod";
 import type { Config } from "./schema.js";
+import { KEY_MEANT } from "../contract/key-meant.js";
 import { ConfigError, jsonPath } from "./errors.js";
 import { substituteEnv } from "./env.js";
 import { inConfigFolder } from "./config-folder.js";
@@ -31,7 +32,7 @@ export function parseConfig(
   const problems: string[] = [];
   const substituted = substituteEnv(translated?.config ?? doc, env, problems);
   if (problems.length === 0) {
-    const result = schema.safeParse(substituted);
+    const result = schema.safeParse(substituted, KEY_MEANT);
     if (result.success) return result.data;
     problems.push(...describeIssues(result.error.issues, [], substituted));
   }

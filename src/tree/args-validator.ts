@@ -29,7 +29,7 @@ import { LRUCache } from "lru-cache";
 import { RE2JS } from "re2js";
 import { BrokerError } from "../contract/errors.js";
 import { nestsDeeperThan } from "../contract/json-depth.js";
-import { nearestName } from "./nearest-name.js";
+import { nearestName } from "../contract/nearest-name.js";
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;

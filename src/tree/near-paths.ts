@@ -1,5 +1,5 @@
 import SearchableMap from "minisearch/SearchableMap";
-import { editsAllowed, LONGEST_FUZZY_NAME } from "./nearest-name.js";
+import { editsAllowed, LONGEST_FUZZY_NAME } from "../contract/nearest-name.js";
 import { lastSegment, normalizePath, parentOf } from "./path.js";
 
 /** Suggestions given for one path that is not there: a model reads them, so few. */

@@ -99,7 +99,7 @@ describe("config", () => {
       problems({ tree: [{ path: "/a", source: { backend: "stdio", comand: "srv" } }] }),
     ).toEqual([
       "$.tree[0].source.command: missing: expected string or array",
-      '$.tree[0].source: Unrecognized key: "comand"',
+      '$.tree[0].source: Unrecognized key: "comand" (did you mean "command"?)',
     ]);
     fc.assert(
       fc.property(
@@ -123,6 +123,25 @@ describe("config", () => {
       /\$\.tree\[0\].*sumary/,
     );
     expect(problems({ tree: [], timout: 3 }).join()).toMatch(/timout/);
+  });
+
+  it("names the key a mistyped one likely stands for, among those its own object takes", () => {
+    expect(
+      problems({
+        expos: "flat",
+        http: { statless: true, zzzzzz: 1 },
+        tree: [{ path: "/x", sumary: "s", source: { backend: "stdio", command: "x", Env: {} } }],
+      }),
+    ).toEqual([
+      '$.tree[0].source: Unrecognized key: "Env" (did you mean "env"?)',
+      '$.tree[0]: Unrecognized key: "sumary" (did you mean "summary"?)',
+      '$.http: Unrecognized keys: "statless" (did you mean "stateless"?), "zzzzzz"',
+      '$: Unrecognized key: "expos" (did you mean "expose"?)',
+    ]);
+    // A key of another object is not named: `tool_filter` belongs to a source, not to a node.
+    expect(problems({ tree: [{ path: "/x", tool_filtr: [] }] })).toEqual([
+      '$.tree[0]: Unrecognized key: "tool_filtr"',
+    ]);
   });
 
   it("refuses a backend it does not know, or none, listing those it knows", () => {

@@ -3,6 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Broker } from "../../broker/broker.js";
 import { BrokerError } from "../../contract/errors.js";
+import { KEY_MEANT } from "../../contract/key-meant.js";
 import { isJsonObject } from "../../contract/json-text.js";
 import type { Principal } from "../../contract/router.js";
 import { invalidRequest, parseRequest } from "../../broker/meta-api/parse-request.js";
@@ -96,7 +97,7 @@ export const METHODS: Record<string, Method> = {
   },
 
   "tools/call": async (params, ctx) => {
-    const parsed = CallParams.safeParse(params ?? {});
+    const parsed = CallParams.safeParse(params ?? {}, KEY_MEANT);
     // The answer carries the call's id even when other params are wrong.
     const callId = (parsed.success ? parsed.data.call_id : undefined) ?? randomUUID();
     try {

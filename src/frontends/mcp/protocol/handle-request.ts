@@ -6,6 +6,7 @@ import {
 import { z } from "zod";
 import { jsonPath } from "../../../config/errors.js";
 import { BrokerError, type ErrorProfile } from "../../../contract/errors.js";
+import { KEY_MEANT } from "../../../contract/key-meant.js";
 import type { Logger } from "../../../contract/log.js";
 import { asToolError } from "./call-result.js";
 import { protocolError } from "./protocol-error.js";
@@ -89,7 +90,7 @@ class MethodServing<S extends RequestSchema> implements MethodAnswer {
   }
 
   async serve(raw: unknown, extra: RequestExtra): Promise<ServerResult> {
-    const parsed = this.schema.safeParse(raw);
+    const parsed = this.schema.safeParse(raw, KEY_MEANT);
     if (!parsed.success) throw invalidRequest(this.name, parsed.error);
     try {
       return await this.handler(parsed.data, extra);

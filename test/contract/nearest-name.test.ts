@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { nearestName } from "../../src/tree/nearest-name.js";
+import { nearestName } from "../../src/contract/nearest-name.js";
 import { fuzzRuns } from "../helpers/fuzz.js";
 
 describe("nearestName", () => {

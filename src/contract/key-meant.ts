@@ -1,0 +1,39 @@
+import type { z } from "zod";
+import { nearestName } from "./nearest-name.js";
+
+/**
+ * A zod error map that words a key an object does not take with the key of
+ * that object it likely stands for, so that a person or a model can correct
+ * it in one step: `Unrecognized key: "arg" (did you mean "args"?)`. Every
+ * other issue keeps zod's own words.
+ *
+ * @example
+ * schema.safeParse(input, KEY_MEANT)
+ */
+export const KEY_MEANT: z.core.ParseContext<z.core.$ZodIssue> = { error: keyMeant };
+
+function keyMeant(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== "unrecognized_keys") return undefined;
+  // The object that refused the keys: its shape holds the keys it takes.
+  const shape = (issue.inst as { _zod?: { def?: { shape?: object } } } | undefined)?._zod?.def
+    ?.shape;
+  // A key given as well is not the one meant ("args" beside a stray "arg").
+  const given = issue.input as Record<string, unknown>;
+  const known = Object.keys(shape ?? {}).filter((key) => !Object.hasOwn(given, key));
+  const keys = issue.keys.map((key) => {
+    const meant = nearestName(key, known) ?? wordMissing(key, known);
+    const named = JSON.stringify(key);
+    return meant === undefined ? named : `${named} (did you mean ${JSON.stringify(meant)}?)`;
+  });
+  return `Unrecognized key${keys.length === 1 ? "" : "s"}: ${keys.join(", ")}`;
+}
+
+/**
+ * The one key that is `key` with a word more or less at an underscore
+ * (`function` for `function_name`, `tool_filter_list` for `tool_filter`),
+ * too far in typos to be found as one.
+ */
+function wordMissing(key: string, known: readonly string[]): string | undefined {
+  const near = known.filter((k) => k.startsWith(`${key}_`) || key.startsWith(`${k}_`));
+  return near.length === 1 ? near[0] : undefined;
+}
