@@ -51,9 +51,13 @@ export class Supervisor {
     this.offDown = router.onDown?.((reason) => this.down(reason)) ?? (() => undefined);
   }
 
-  /** The first start: resolves once the source is up; rejects with its error and keeps retrying. */
+  /**
+   * The first start: resolves once the source is up; rejects with its error
+   * and keeps retrying. Its failure is the caller's to report: it ends the
+   * broker's start, or leaves the source out until a retry succeeds.
+   */
   start(): Promise<void> {
-    return this.attempt();
+    return this.attempt(true);
   }
 
   status(): SourceStatus {
@@ -107,7 +111,7 @@ export class Supervisor {
     await this.router.close();
   }
 
-  private async attempt(): Promise<void> {
+  private async attempt(first = false): Promise<void> {
     try {
       await this.router.start();
     } catch (err) {
@@ -115,10 +119,11 @@ export class Supervisor {
       this.attempts += 1;
       this.state = "failed";
       this.lastError = asBrokerError(err).message;
-      this.log.warn(
-        { source: this.id, attempt: this.attempts, err: this.lastError },
-        "source failed to start; it is retried",
-      );
+      if (!first)
+        this.log.warn(
+          { source: this.id, attempt: this.attempts, err: this.lastError },
+          "source failed to start; it is retried",
+        );
       this.schedule();
       throw err;
     }

@@ -100,6 +100,8 @@ describe("the command line", () => {
     expect(refused.stderr).toMatch(/mcp-broker: sources failed to start:\s+\/broken: /);
     // What the backend printed is in the log, which the terminal shows.
     expect(refused.stderr).toMatch(/"source":"\/broken".*told to fail at start/);
+    // The broker ends: nothing says the source will be tried again.
+    expect(refused.stderr).not.toMatch(/retried/);
     const tolerated = await runCli(
       "127.0.0.1:0",
       broken,
