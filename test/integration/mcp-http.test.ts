@@ -90,7 +90,19 @@ describe("MCP over Streamable HTTP, expose: meta", () => {
     expect(textOf(bad)).toContain("missing required argument 'b'");
     const relative = await client.callTool({ name: "meta_tree", arguments: { path: "demo" } });
     expect(relative.isError).toBe(true);
-    expect(textOf(relative)).toContain("$.path: must be an absolute path");
+    expect(textOf(relative)).toContain('$.path: must be an absolute path such as \\"/demo\\"');
+    // Arguments sent as JSON text (a common slip of models) are refused saying how to send them.
+    const stringified = await client.callTool({
+      name: "meta_call",
+      arguments: { path: "/demo/get-sum", args: '{"a": 1, "b": 2}' },
+    });
+    expect(stringified.isError).toBe(true);
+    expect(textOf(stringified)).toContain("not a string: send the object itself");
+    const typo = await client.callTool({
+      name: "meta_call",
+      arguments: { path: "/demo/get-sum", arg: { a: 1, b: 2 } },
+    });
+    expect(textOf(typo)).toContain('Unrecognized key: \\"arg\\" (did you mean \\"args\\"?)');
     const trailing = JSON.parse(
       textOf(await client.callTool({ name: "meta_tree", arguments: { path: "/demo/" } })),
     );

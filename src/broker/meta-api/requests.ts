@@ -10,8 +10,16 @@ import { normalizePath } from "../../tree/path.js";
 
 const TreePath = z
   .string({ error: 'expected a string: a path such as "/" or "/repo/read"' })
-  .refine((p) => normalizePath(p) !== null, 'must be an absolute path such as "/" or "/repo/read"')
+  .refine((p) => normalizePath(p) !== null, {
+    error: (issue) => `must be an absolute path such as ${rootedExample(issue.input)}`,
+  })
   .describe('A path in the tool tree, such as "/repo/get_file".');
+
+/** The path a relative one likely stands for ("repo/read" → "/repo/read"), or a plain example. */
+function rootedExample(path: unknown): string {
+  const rooted = typeof path === "string" ? normalizePath(`/${path}`) : null;
+  return rooted === null || rooted === "/" ? '"/" or "/repo/read"' : JSON.stringify(rooted);
+}
 
 /** Children one `meta_tree` answer lists at most: a model reads them all. */
 export const TREE_PAGE = 100;
@@ -38,7 +46,12 @@ export const DescribeRequest = z.strictObject({
 export const CallRequest = z.strictObject({
   path: TreePath,
   args: z
-    .record(z.string(), z.unknown(), { error: "expected an object of named arguments" })
+    .record(z.string(), z.unknown(), {
+      error: (issue) =>
+        typeof issue.input === "string"
+          ? "expected an object of named arguments, not a string: send the object itself, without quotes around it"
+          : "expected an object of named arguments",
+    })
     .default({})
     .describe("Arguments of the tool, as its args_schema says."),
 });
