@@ -166,4 +166,50 @@ describe("compileArgsSchema", () => {
       "invalid arguments: unknown argument 'cuont' (did you mean 'count'?); unknown argument 'zzz'",
     );
   });
+
+  it("says what an argument of the wrong type was, and how to send text that holds the right one", () => {
+    const check = compileArgsSchema({
+      type: "object",
+      properties: {
+        a: { type: "number" },
+        n: { type: "integer" },
+        flags: { type: "array", items: { type: "object" } },
+        maybe: { type: ["string", "null"] },
+      },
+    });
+    expect(() => check({ a: "2" })).toThrow(
+      `argument 'a' must be number, not the string "2" (send 2, without quotes)`,
+    );
+    expect(() => check({ n: "2.5" })).toThrow(
+      /argument 'n' must be integer, not the string "2.5"$/,
+    );
+    expect(() => check({ flags: { on: true } })).toThrow(
+      "argument 'flags' must be array, not an object",
+    );
+    expect(() => check({ flags: '[{"on": true}]' })).toThrow(
+      `argument 'flags' must be array, not the string "[{\\"on\\": true}]" (send [{"on":true}], without quotes)`,
+    );
+    expect(() => check({ flags: ["x"] })).toThrow(
+      `argument 'flags[0]' must be object, not the string "x"`,
+    );
+    expect(() => check({ maybe: 3 })).toThrow("argument 'maybe' must be string,null, not number 3");
+  });
+
+  it("describes any value of the wrong type in a bounded message (fast-check)", () => {
+    const check = compileArgsSchema({ type: "object", properties: { a: { type: "number" } } });
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        fc.pre(typeof value !== "number");
+        let message = "";
+        try {
+          check({ a: value });
+        } catch (err) {
+          message = (err as Error).message;
+        }
+        expect(message).toMatch(/^invalid arguments: argument 'a' must be number, not /);
+        expect(message.length).toBeLessThan(200);
+      }),
+      { numRuns: fuzzRuns(300) },
+    );
+  });
 });

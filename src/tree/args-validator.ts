@@ -30,6 +30,7 @@ import { RE2JS } from "re2js";
 import { BrokerError } from "../contract/errors.js";
 import { nestsDeeperThan } from "../contract/json-depth.js";
 import { nearestName } from "../contract/nearest-name.js";
+import { typeMismatch } from "./type-mismatch.js";
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
@@ -231,15 +232,20 @@ function describeError(
       const typo = meant === undefined ? "" : ` (did you mean '${parent}${meant}'?)`;
       return `unknown argument '${parent}${extra}'${typo}`;
     }
+    case "type": {
+      const expected = (e.params as { type: string | string[] }).type;
+      const types = Array.isArray(expected) ? expected.join(",") : expected;
+      if (where === "") break;
+      return `argument '${where}' ${e.message ?? `must be ${types}`}${typeMismatch(types, at(args, e.instancePath))}`;
+    }
     case "enum": {
       const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
       return `argument '${where}' must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`;
     }
-    default:
-      return where === ""
-        ? `arguments ${e.message ?? "are invalid"}`
-        : `argument '${where}' ${e.message ?? "is invalid"}`;
   }
+  return where === ""
+    ? `arguments ${e.message ?? "are invalid"}`
+    : `argument '${where}' ${e.message ?? "is invalid"}`;
 }
 
 /**
