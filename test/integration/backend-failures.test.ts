@@ -89,6 +89,22 @@ describe("a backend that fails says why, and only the log quotes it", () => {
     expect(logged.err).toContain(PAGE_SECRET);
   });
 
+  it("JSON that is not MCP at the URL (another API's answer): says so in one line, not the check's dump", async () => {
+    const backend = await listenOnLoopback((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ status: "ok", [PAGE_SECRET]: true }));
+    });
+    cleanups.push(() => backend.close());
+    const refused = Broker.start(
+      config([{ path: "/f", source: { backend: "http", url: backend.url } }]),
+      { log: capturingLogger().log },
+    );
+    await expect(refused).rejects.toThrow(
+      /\/f: source \/f could not start http:\/\/127\.0\.0\.1:\d+\/mcp: it answered with JSON that is not an MCP message \(JSON-RPC 2\.0\): check the endpoint's path$/,
+    );
+    await expect(refused).rejects.not.toThrow(PAGE_SECRET);
+  });
+
   it("nothing listening: says so, not 'fetch failed'", async () => {
     const backend = await flakyBackend();
     const url = backend.url;

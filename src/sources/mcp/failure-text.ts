@@ -48,6 +48,11 @@ function systemCode(e: object): string | undefined {
     : undefined;
 }
 
+/** The SDK's check of a message that is not JSON-RPC, by name: the SDK's zod need not be ours. */
+function notJsonRpc(e: object): true | undefined {
+  return (e as { name?: unknown }).name === "ZodError" ? true : undefined;
+}
+
 function httpStatus(e: object): number | undefined {
   return e instanceof SdkHttpError && typeof e.status === "number" ? e.status : undefined;
 }
@@ -65,6 +70,8 @@ export function failureText(err: unknown): string {
     return SYSTEM_MEANING[code] ?? `its TLS certificate was not accepted (${code})`;
   const status = inCauses(err, httpStatus);
   if (status !== undefined) return HTTP_MEANING[status] ?? `it answered HTTP ${status}`;
+  if (inCauses(err, notJsonRpc))
+    return "it answered with JSON that is not an MCP message (JSON-RPC 2.0): check the endpoint's path";
   if (err instanceof SdkError) {
     switch (err.code) {
       case SdkErrorCode.RequestTimeout:
@@ -75,10 +82,15 @@ export function failureText(err: unknown): string {
         return "it answered with something other than MCP (not JSON nor an event stream)";
       case SdkErrorCode.EraNegotiationFailed:
         // The SDK's words, with what the backend answered cut off.
-        return err.message.replace(/ \(.*$/s, "");
+        return oneLine(err.message.replace(/ \(.*$/s, ""));
     }
   }
   // The SDK's own words (an invalid result, an unsupported revision): a line of them.
-  const said = err instanceof Error ? (err.message.split("\n", 1)[0] ?? "") : String(err);
+  return oneLine(err instanceof Error ? err.message : String(err));
+}
+
+/** The first line of a message, at most MAX_SAID characters of it. */
+function oneLine(message: string): string {
+  const said = message.split("\n", 1)[0] ?? "";
   return said.length <= MAX_SAID ? said : `${said.slice(0, MAX_SAID)}…`;
 }
