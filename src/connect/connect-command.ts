@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { loadConfig } from "../config/load.js";
+import { nearestName } from "../contract/nearest-name.js";
 import { ConfigSchema } from "../sources/kinds.js";
 import type { BrokerAddress } from "./client-target.js";
 import { CLIENT_TARGETS } from "./clients.js";
@@ -31,10 +32,12 @@ export async function connectClient(
   script: string,
 ): Promise<void> {
   const client = CLIENT_TARGETS.find((c) => c.id === id);
-  if (!client)
-    throw new Error(
-      `no client "${id}"; the clients are ${CLIENT_TARGETS.map((c) => c.id).join(", ")}`,
-    );
+  if (!client) {
+    const ids = CLIENT_TARGETS.map((c) => c.id);
+    const meant = nearestName(id, ids);
+    const guess = meant === undefined ? "" : ` (did you mean ${meant}?)`;
+    throw new Error(`no client "${id}"${guess}; the clients are ${ids.join(", ")}`);
+  }
   const config = configFile === undefined ? undefined : await loadConfig(configFile, ConfigSchema);
   const token =
     opts.token !== undefined

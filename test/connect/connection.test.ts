@@ -13,6 +13,7 @@ import { translateClientConfig } from "../../src/config/client-configs/index.js"
 import { readDocument } from "../../src/config/read-document.js";
 import type { BrokerAddress } from "../../src/connect/client-target.js";
 import { CLIENT_TARGETS } from "../../src/connect/clients.js";
+import { connectClient } from "../../src/connect/connect-command.js";
 import { editJson, planConnection, writeConnection } from "../../src/connect/connection.js";
 
 const folder = () => mkdtempSync(join(tmpdir(), "connect-"));
@@ -104,6 +105,16 @@ describe("mcp-broker connect", () => {
         join(folder(), "c.toml"),
       ),
     ).rejects.toThrow(/only from an environment variable/);
+  });
+
+  it("names the client a mistyped name likely stands for", async () => {
+    const options = { url: broker.url, name: broker.name };
+    await expect(connectClient("claude_code", undefined, options, "/x/cli.js")).rejects.toThrow(
+      /^no client "claude_code" \(did you mean claude-code\?\); the clients are claude-desktop, /,
+    );
+    await expect(connectClient("zed", undefined, options, "/x/cli.js")).rejects.toThrow(
+      /^no client "zed"; the clients are /,
+    );
   });
 
   it("refuses a file it cannot read as its format, and a stdio client without a config", async () => {
