@@ -3,6 +3,7 @@ import { allows, reaches, sees } from "../auth/scopes.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config, ScopeAction } from "../config/schema.js";
 import { BrokerError } from "../contract/errors.js";
+import { nearestName } from "../contract/nearest-name.js";
 import type { Logger } from "../contract/log.js";
 import type { SoleClient } from "../contract/sole-client.js";
 import type { CallerContext, Principal, SourceEvent, SourceStatus } from "../contract/router.js";
@@ -39,6 +40,7 @@ import type {
   ToolSearchRequest,
   TypescriptDescription,
 } from "./meta-api/answers.js";
+import { didYouMean } from "../tree/did-you-mean.js";
 import { isWithin, normalizePath } from "../tree/path.js";
 import type { DefinitionChange, PinRecord } from "../pinning/pin-book.js";
 import { heldBack, pinningNote } from "./definition-notes.js";
@@ -523,6 +525,13 @@ export class Broker {
       .map((m) => m.name);
   }
 
+  /** Why `name` is no source, naming those `principal` may know of and the one likely meant. */
+  noSourceNamed(name: string, principal?: Principal): string {
+    const known = this.sourceNames(principal);
+    const meant = nearestName(name, known);
+    return `no source named "${name}"${didYouMean(meant === undefined ? [] : [meant])}; the sources are ${known.join(", ") || "(none)"}`;
+  }
+
   /**
    * A source as a frontend may see it; `not_found` names the sources there
    * are (those `principal` may know of, when given, and one it may not is
@@ -725,11 +734,7 @@ export class Broker {
   private mountNamed(name: string, principal?: Principal): Skeleton["mounts"][number] {
     const mount = this.visibleMount(name, principal);
     if (!mount || !this.parts.sources.has(mount.id)) {
-      throw new BrokerError(
-        "not_found",
-        `no source named "${name}"; the sources are ${this.sourceNames(principal).join(", ") || "(none)"}`,
-        { source: name },
-      );
+      throw new BrokerError("not_found", this.noSourceNamed(name, principal), { source: name });
     }
     return mount;
   }

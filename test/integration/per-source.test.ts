@@ -116,18 +116,23 @@ describe("a source served as itself at /mcp/<name>", () => {
     await client.close();
   });
 
-  it("says which sources there are for an unknown name", async () => {
-    const res = await fetch(`${broker.url}/mcp/nope`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
-    });
+  it("says which sources there are for an unknown name, and the one a typo likely meant", async () => {
+    const initialize = (name: string) =>
+      fetch(`${broker.url}/mcp/${name}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
+      });
+    const res = await initialize("nope");
     expect(res.status).toBe(404);
     expect(((await res.json()) as any).error.message).toBe(
       'no source named "nope"; the sources are everything, fx',
+    );
+    expect(((await (await initialize("evrything")).json()) as any).error.message).toBe(
+      'no source named "evrything" (did you mean everything?); the sources are everything, fx',
     );
   });
 });

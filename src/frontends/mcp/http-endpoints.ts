@@ -148,14 +148,10 @@ export function mcpEndpoints(options: McpEndpointOptions): McpEndpoints {
   app.all("/mcp/:name", async (c) => {
     const name = c.req.param("name") ?? "";
     if (!broker.knowsSource(name, c.get("principal"))) {
-      const known = broker.sourceNames(c.get("principal"));
       return c.json(
         {
           jsonrpc: "2.0",
-          error: {
-            code: -32001,
-            message: `no source named "${name}"; the sources are ${known.join(", ") || "(none)"}`,
-          },
+          error: { code: -32001, message: broker.noSourceNamed(name, c.get("principal")) },
           id: null,
         },
         404,
