@@ -3,7 +3,6 @@ import { allows, reaches, sees } from "../auth/scopes.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config, ScopeAction } from "../config/schema.js";
 import { BrokerError } from "../contract/errors.js";
-import { nearestName } from "../contract/nearest-name.js";
 import type { Logger } from "../contract/log.js";
 import type { SoleClient } from "../contract/sole-client.js";
 import type { CallerContext, Principal, SourceEvent, SourceStatus } from "../contract/router.js";
@@ -40,7 +39,7 @@ import type {
   ToolSearchRequest,
   TypescriptDescription,
 } from "./meta-api/answers.js";
-import { didYouMean } from "../tree/did-you-mean.js";
+import { nameMeant } from "../tree/did-you-mean.js";
 import { isWithin, normalizePath } from "../tree/path.js";
 import type { DefinitionChange, PinRecord } from "../pinning/pin-book.js";
 import { heldBack, pinningNote } from "./definition-notes.js";
@@ -528,8 +527,7 @@ export class Broker {
   /** Why `name` is no source, naming those `principal` may know of and the one likely meant. */
   noSourceNamed(name: string, principal?: Principal): string {
     const known = this.sourceNames(principal);
-    const meant = nearestName(name, known);
-    return `no source named "${name}"${didYouMean(meant === undefined ? [] : [meant])}; the sources are ${known.join(", ") || "(none)"}`;
+    return `no source named "${name}"${nameMeant(name, known)}; the sources are ${known.join(", ") || "(none)"}`;
   }
 
   /**

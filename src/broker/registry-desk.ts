@@ -6,6 +6,7 @@ import type { RegisteredTool } from "../registry/catalog.js";
 import type { ServiceRuntime, ToolHealth } from "../registry/service-runtime.js";
 import type { RegisterAnswer, ToolRegistry } from "../registry/tool-registry.js";
 import type { ToolDefinition } from "../registry/tool-definition.js";
+import { nameMeant } from "../tree/did-you-mean.js";
 import { joinPath } from "../tree/path.js";
 import { forbidden } from "./forbidden.js";
 
@@ -184,7 +185,7 @@ export class RegistryDesk {
       .filter((n) => sees(principal, joinPath(this.host.mount(), n)));
     return new BrokerError(
       "not_found",
-      `no tool named "${name}" is registered; the registered tools are ${known.join(", ") || "(none)"}`,
+      `no tool named "${name}" is registered${nameMeant(name, known)}; the registered tools are ${known.join(", ") || "(none)"}`,
       { tool: name },
     );
   }

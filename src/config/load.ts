@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { z } from "zod";
-import type { Config } from "./schema.js";
 import { KEY_MEANT } from "../contract/key-meant.js";
+import type { Config } from "./schema.js";
 import { ConfigError, jsonPath } from "./errors.js";
 import { substituteEnv } from "./env.js";
 import { inConfigFolder } from "./config-folder.js";

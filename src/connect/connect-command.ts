@@ -1,8 +1,9 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { loadConfig } from "../config/load.js";
-import { nearestName } from "../contract/nearest-name.js";
+
 import { ConfigSchema } from "../sources/kinds.js";
+import { nameMeant } from "../tree/did-you-mean.js";
 import type { BrokerAddress } from "./client-target.js";
 import { CLIENT_TARGETS } from "./clients.js";
 import { planConnection, writeConnection } from "./connection.js";
@@ -34,9 +35,7 @@ export async function connectClient(
   const client = CLIENT_TARGETS.find((c) => c.id === id);
   if (!client) {
     const ids = CLIENT_TARGETS.map((c) => c.id);
-    const meant = nearestName(id, ids);
-    const guess = meant === undefined ? "" : ` (did you mean ${meant}?)`;
-    throw new Error(`no client "${id}"${guess}; the clients are ${ids.join(", ")}`);
+    throw new Error(`no client "${id}"${nameMeant(id, ids)}; the clients are ${ids.join(", ")}`);
   }
   const config = configFile === undefined ? undefined : await loadConfig(configFile, ConfigSchema);
   const token =

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ExponentialBackoff, handleWhen, retry } from "cockatiel";
 import { BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
+import { nameMeant } from "../tree/did-you-mean.js";
 import type { RegisteredTool } from "./catalog.js";
 import { AddressRefused, NotReached } from "../net/guarded-request.js";
 import {
@@ -169,9 +170,10 @@ export class ServiceRuntime {
   function(functionName: string): FunctionDefinition {
     const fn = this.tool.definition.functions.find((f) => f.name === functionName);
     if (fn) return fn;
+    const names = this.tool.definition.functions.map((f) => f.name);
     throw new BrokerError(
       "not_found",
-      `tool ${this.name} has no function "${functionName}"; its functions are ${this.tool.definition.functions.map((f) => f.name).join(", ")}`,
+      `tool ${this.name} has no function "${functionName}"${nameMeant(functionName, names)}; its functions are ${names.join(", ")}`,
       { tool: this.name, function: functionName },
     );
   }

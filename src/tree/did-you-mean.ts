@@ -1,3 +1,5 @@
+import { nearestName } from "../contract/nearest-name.js";
+
 const orList = new Intl.ListFormat("en", { type: "disjunction" });
 
 /**
@@ -10,4 +12,16 @@ const orList = new Intl.ListFormat("en", { type: "disjunction" });
  */
 export function didYouMean(near: readonly string[]): string {
   return near.length === 0 ? "" : ` (did you mean ${orList.format(near)}?)`;
+}
+
+/**
+ * didYouMean for a name among `names` (a source, a client, a function): the
+ * one a typo of `name` likely stands for, if any.
+ *
+ * @example
+ * `no source named "memry"${nameMeant("memry", ["memory", "files"])}` // "… (did you mean memory?)"
+ */
+export function nameMeant(name: string, names: Iterable<string>): string {
+  const meant = nearestName(name, names);
+  return didYouMean(meant === undefined ? [] : [meant]);
 }

@@ -94,12 +94,20 @@ describe("the registry's error codes", () => {
       data: { call_id: "c-1", error_type: "tool_not_found" },
     });
     expect(body.error.data.details).toContain("search_tool");
+    const typo = await call("serch_tool", "web_search");
+    expect(typo.body.error.data.details).toMatch(
+      /^no tool named "serch_tool" is registered \(did you mean search_tool\?\); /,
+    );
   });
 
   it("-32003 for a function the tool does not have, naming those it has", async () => {
     const { body } = await call("search_tool", "image_search");
     expect(body.error).toMatchObject({ code: -32003, message: "Function not found" });
     expect(body.error.data.details).toContain("web_search");
+    const typo = await call("search_tool", "web_serch");
+    expect(typo.body.error.data.details).toMatch(
+      /^tool search_tool has no function "web_serch" \(did you mean web_search\?\); /,
+    );
   });
 
   it("-32004 for arguments that do not fit the function's parameters, naming the argument", async () => {
