@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listenBanner } from "../../src/app/listen-banner.js";
 import {
   everythingCommand,
   fixtureCommand,
@@ -302,5 +303,29 @@ describe("malformed requests", () => {
       (await broker.post("/meta_call", { path: "/demo/echo", args: { message: "still here" } }))
         .status,
     ).toBe(200);
+  });
+});
+
+describe("the banner printed once the broker listens", () => {
+  it("names only endpoints that are served", async () => {
+    const banner = listenBanner("127.0.0.1", Number(new URL(broker.url).port), false);
+    const urls = (banner.match(/http:\/\/[^\s,]+/g) ?? []).filter((url) => !url.includes("<name>"));
+    // "POST …/meta_search, /meta_tree, …": the paths after the first share its base.
+    const listed = banner.match(/(?<=, )\/\w+/g) ?? [];
+    expect(listed).toContain("/meta_run");
+    const paths = [...urls.map((url) => new URL(url).pathname), ...listed];
+    for (const path of paths) {
+      const post = path.startsWith("/meta_") || path === "/rpc";
+      const res = await fetch(`${broker.url}${path}`, {
+        method: post ? "POST" : "GET",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: post ? "{}" : undefined,
+      });
+      expect(res.status, path).not.toBe(404);
+      await res.body?.cancel();
+    }
   });
 });
