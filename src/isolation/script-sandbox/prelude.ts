@@ -73,6 +73,9 @@ export const PRELUDE = String.raw`
 })(__host, __log, __end);
 `;
 
+/** What the prelude gives a script, for messages about a name it does not have. */
+export const SCRIPT_GLOBALS = ["call", "search", "describe", "tree", "tools", "console"];
+
 /** The name scripts are evaluated under: stack frames of the script say `script.js:LINE`. */
 export const SCRIPT_FILE = "script.js";
 

@@ -5,9 +5,10 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from "quickjs-emscripten-core";
+import { nearestName } from "../../contract/nearest-name.js";
 import { engineIsFull } from "./engine.js";
 import { LogBook } from "./log-book.js";
-import { PRELUDE, SCRIPT_FILE, wrapScript } from "./prelude.js";
+import { PRELUDE, SCRIPT_FILE, SCRIPT_GLOBALS, wrapScript } from "./prelude.js";
 import type {
   LogEntry,
   ScriptEnd,
@@ -279,10 +280,26 @@ function describe(
     return { kind: "script_error", message: text, line, callKind: kind };
   return {
     kind: "script_error",
-    message: typeof name === "string" ? `${name}: ${text}` : text,
+    message: typeof name === "string" ? `${name}: ${text}${undefinedName(name, text)}` : text,
     line,
   };
 }
+
+/**
+ * For a name the script does not have (`'serch' is not defined`), the one of
+ * its own it likely meant, or what it has: a model guesses `callTool` or
+ * `search_tools` for functions it was told of in other words.
+ */
+function undefinedName(name: string, text: string): string {
+  const missing = name === "ReferenceError" ? /^'(.+)' is not defined$/.exec(text)?.[1] : undefined;
+  if (missing === undefined) return "";
+  const meant = nearestName(missing, SCRIPT_GLOBALS);
+  return meant !== undefined
+    ? ` (did you mean ${meant}?)`
+    : ` (besides the language a script has ${andList.format(SCRIPT_GLOBALS)})`;
+}
+
+const andList = new Intl.ListFormat("en", { type: "conjunction" });
 
 const FRAME = new RegExp(`${SCRIPT_FILE.replace(".", "\\.")}:(\\d+)`);
 

@@ -74,6 +74,22 @@ describe("the script sandbox", () => {
     for (const [code, expected] of cases) expect(await run(code), code).toMatchObject(expected!);
   });
 
+  it("names what a script has for a name it does not, and the one a typo likely meant", async () => {
+    expect(await run(`return await serch("add")`)).toMatchObject({
+      ok: false,
+      kind: "script_error",
+      message: "ReferenceError: 'serch' is not defined (did you mean search?)",
+    });
+    expect(await run(`return await callTool("/a", {})`)).toMatchObject({
+      message:
+        "ReferenceError: 'callTool' is not defined (besides the language a script has call, search, describe, tree, tools, and console)",
+    });
+    // Other errors keep the engine's words.
+    expect(await run(`return null.x`)).toMatchObject({
+      message: "TypeError: cannot read property 'x' of null",
+    });
+  });
+
   it("passes arguments and answers through the host, and bounds the logs", async () => {
     const outcome = await run(
       `for (let i = 0; i < 50; i++) console.info("line", i);
