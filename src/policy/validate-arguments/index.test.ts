@@ -17,7 +17,8 @@ describe("validateArguments", () => {
       validateArguments()(toolCall({ n: "x", extra: 1 }, { inputSchema: schema }), next),
     ).rejects.toMatchObject({
       kind: "invalid_params",
-      message: "invalid arguments: unknown argument 'extra'; argument 'n' must be integer",
+      message:
+        "invalid arguments: unknown argument 'extra'; argument 'n' must be integer, not the string \"x\"",
     });
     expect(next.reached).toHaveLength(1);
   });
