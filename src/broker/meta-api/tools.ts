@@ -13,7 +13,33 @@ import { topNodesText } from "./top-nodes.js";
 /** What a meta tool's MCP `inputSchema` is: its request schema, as a caller writes it. */
 function inputSchema(schema: z.ZodType): Tool["inputSchema"] {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "input" });
-  return json as Tool["inputSchema"];
+  return withoutVacuous(json) as Tool["inputSchema"];
+}
+
+/**
+ * A JSON Schema without the keywords zod writes for a record that allow
+ * what JSON allows anyway (`propertyNames: {type: "string"}`,
+ * `additionalProperties: {}`): every byte of the meta tools' schemas is in
+ * each `tools/list`, where the room is better spent naming the tree's top.
+ */
+function withoutVacuous(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutVacuous);
+  if (typeof schema !== "object" || schema === null) return schema;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "propertyNames" && isStringType(value)) continue;
+    if (key === "additionalProperties" && isEmptyObject(value)) continue;
+    kept[key] = withoutVacuous(value);
+  }
+  return kept;
+}
+
+function isStringType(value: unknown): boolean {
+  return JSON.stringify(value) === '{"type":"string"}';
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && Object.keys(value).length === 0;
 }
 
 /**
@@ -32,7 +58,7 @@ const META_TOOLS: Tool[] = [
   {
     name: "meta_desc",
     description:
-      'Describe the node or tool at a path: summary, description, args_schema, example_args. format "typescript": its tools, for meta_run.',
+      "Describe the node or tool at a path: summary, description, args_schema, example_args.",
     inputSchema: inputSchema(DescribeRequest),
     annotations: { readOnlyHint: true },
   },

@@ -13,7 +13,14 @@ describe("the top of the tree in a meta tool's description", () => {
     expect(topNodesText(entries, 600)).toBe(
       "Holds: cms (Evolution CMS); github (Issues, pull requests and code of your repositories); fx.",
     );
-    expect(topNodesText(entries, 60)).toBe("Holds: cms (Evolution CMS); github; fx.");
+    // Where whole summaries do not fit, every one is cut shorter before any is left out.
+    expect(topNodesText(entries, 75)).toBe(
+      "Holds: cms (Evolution CMS); github (Issues, pull requests and…); fx.",
+    );
+    expect(topNodesText(entries, 60)).toBe(
+      "Holds: cms (Evolution CMS); github (Issues, pull…); fx.",
+    );
+    expect(topNodesText(entries, 45)).toBe("Holds: cms (Evolution CMS); and 2 more.");
     expect(topNodesText(entries, 30)).toBe("Holds: cms; and 2 more.");
     expect(topNodesText(entries, 600, false)).toBe("Holds: cms; github; fx.");
     expect(topNodesText([], 600)).toBe("");

@@ -4,6 +4,12 @@ import type { EntrySummary } from "./answers.js";
 const SUMMARY_CHARS = 60;
 
 /**
+ * Shorter pieces tried, in turn, for every entry at once: the start of each
+ * summary tells a model more than a few whole ones beside bare names.
+ */
+const SHORTER_SUMMARIES = [40, 28, 20];
+
+/**
  * What is behind the meta tools, for their descriptions: the top-level
  * entries the caller may see, each with the start of its summary where room
  * allows, within `maxBytes` of UTF-8, and how many did not fit. Models pick
@@ -20,12 +26,20 @@ export function topNodesText(
   withSummaries = true,
 ): string {
   if (entries.length === 0) return "";
+  if (withSummaries) {
+    for (const chars of [SUMMARY_CHARS, ...SHORTER_SUMMARIES]) {
+      const every = render(
+        entries.map((entry) => withSummary(entry.name, shortSummary(entry.summary, chars))),
+        0,
+      );
+      if (bytes(every) <= maxBytes) return every;
+    }
+  }
   const parts: string[] = [];
   const fits = (candidate: string[], left: number) => bytes(render(candidate, left)) <= maxBytes;
   for (const [i, entry] of entries.entries()) {
     const left = entries.length - i - 1;
-    const summary = withSummaries ? shortSummary(entry.summary) : "";
-    const full = summary ? `${entry.name} (${summary})` : entry.name;
+    const full = withSummary(entry.name, withSummaries ? shortSummary(entry.summary) : "");
     if (fits([...parts, full], left)) parts.push(full);
     else if (fits([...parts, entry.name], left)) parts.push(entry.name);
     else break;
@@ -40,15 +54,19 @@ function render(parts: readonly string[], more: number): string {
   return parts.length === 0 ? `Holds ${more} nodes.` : `Holds: ${list}; and ${more} more.`;
 }
 
-/** A summary's first clause, cut at a word within the limit. */
-function shortSummary(summary: string | undefined): string {
+function withSummary(name: string, summary: string): string {
+  return summary ? `${name} (${summary})` : name;
+}
+
+/** A summary's first clause, cut at a word within `chars`. */
+function shortSummary(summary: string | undefined, chars = SUMMARY_CHARS): string {
   const clause = (summary ?? "")
     .split(/(?<=[.;:])\s|\n/)[0]!
     .replace(/[.;:]$/, "")
     .trim();
-  if (clause.length <= SUMMARY_CHARS) return clause;
-  const cut = clause.slice(0, SUMMARY_CHARS);
-  return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), 20)).trimEnd()}…`;
+  if (clause.length <= chars) return clause;
+  const cut = clause.slice(0, chars);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), chars / 3)).replace(/[\s,;:]+$/, "")}…`;
 }
 
 function bytes(text: string): number {
