@@ -23,6 +23,30 @@ describe("validateArguments", () => {
     expect(next.reached).toHaveLength(1);
   });
 
+  it("says what the tool takes, as TypeScript, where that is short enough to carry", async () => {
+    const next = answering(textResult("ok"));
+    const refused = await validateArguments()(toolCall({}, { inputSchema: schema }), next).catch(
+      (err: unknown) => err,
+    );
+    expect(refused).toMatchObject({
+      kind: "invalid_params",
+      details: { declaration: "tool(args: {\n  n: number;\n}): Promise<ContentBlock[]>;" },
+    });
+    const wide = {
+      type: "object" as const,
+      properties: Object.fromEntries(
+        Array.from({ length: 300 }, (_, i) => [`field_${i}`, { type: "string" }]),
+      ),
+      required: ["field_0"],
+    };
+    const long = await validateArguments()(toolCall({}, { inputSchema: wide }), next).catch(
+      (err: unknown) => err,
+    );
+    expect(long).toMatchObject({ kind: "invalid_params" });
+    expect((long as { details: object }).details).not.toHaveProperty("declaration");
+    expect(next.reached).toHaveLength(0);
+  });
+
   it("refuses a resource URI that is not an absolute URI, and passes a good one untouched", async () => {
     const next = answering({ contents: [] });
     const request = sourceRequest("resources/read", { uri: "test://a" });

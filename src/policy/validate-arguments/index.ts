@@ -1,12 +1,19 @@
 import { BrokerError } from "../../contract/errors.js";
+import type { ToolEntry } from "../../tree/tree.js";
+import { typescriptSignature } from "../../tree/typescript-declarations.js";
 import type { Link } from "../link.js";
+
+/** The longest declaration an error carries: past it, `meta_desc` is the place to read it. */
+const MAX_DECLARATION_CHARS = 2000;
 
 /**
  * Refuses a request whose arguments cannot be right, before the source sees
  * it: a tool call whose arguments do not fit the tool's `inputSchema` (the
  * `args_schema` that `meta_desc` shows), naming each argument and what is
- * wrong; a resource request whose `uri` is not an absolute URI (RFC 3986),
- * which a backend would otherwise fail on in its own way.
+ * wrong, with the tool's TypeScript declaration in `details.declaration`
+ * (a model that called without describing can retry in one step); a
+ * resource request whose `uri` is not an absolute URI (RFC 3986), which a
+ * backend would otherwise fail on in its own way.
  *
  * @example
  * compose([validateArguments()], callSource)
@@ -15,7 +22,11 @@ export function validateArguments(): Link {
   return async function validateArgumentsLink(request, next) {
     switch (request.kind) {
       case "tools/call":
-        request.leaf.validateArgs(request.args);
+        try {
+          request.leaf.validateArgs(request.args);
+        } catch (err) {
+          throw withDeclaration(err, request.leaf);
+        }
         break;
       case "resources/read":
       case "resources/subscribe":
@@ -30,4 +41,12 @@ export function validateArguments(): Link {
     }
     return next(request);
   };
+}
+
+/** An arguments error with what the tool takes, where that is short enough to carry. */
+function withDeclaration(err: unknown, leaf: ToolEntry): unknown {
+  if (!(err instanceof BrokerError) || err.kind !== "invalid_params") return err;
+  const declaration = typescriptSignature(leaf);
+  if (declaration.length > MAX_DECLARATION_CHARS) return err;
+  return new BrokerError(err.kind, err.message, { ...err.details, declaration });
 }
