@@ -66,7 +66,7 @@ function shortSummary(summary: string | undefined, chars = SUMMARY_CHARS): strin
     .trim();
   if (clause.length <= chars) return clause;
   const cut = clause.slice(0, chars);
-  return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), chars / 3)).replace(/[\s,;:]+$/, "")}…`;
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), Math.floor(chars / 3))).replace(/[\s,;:]+$/, "")}…`;
 }
 
 function bytes(text: string): number {
