@@ -168,6 +168,27 @@ describe("a client's list of servers as the config", () => {
     );
   });
 
+  it("names the field a mistyped one likely stands for, among those the entry lacks", async () => {
+    const { warnings } = await load(
+      "claude_desktop_config.json",
+      JSON.stringify({
+        mcpServers: {
+          fs: { command: "srv", comand: "x", zzz: 1 },
+          web: { url: "https://mcp.example.com/mcp", header: { a: "b" } },
+        },
+      }),
+    );
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/server "fs": unknown field "comand" ignored$/),
+        expect.stringMatching(/server "fs": unknown field "zzz" ignored$/),
+        expect.stringMatching(
+          /server "web": unknown field "header" ignored \(did you mean "headers"\?\)$/,
+        ),
+      ]),
+    );
+  });
+
   it("reads Gemini CLI's settings.json: httpUrl, cwd, $VAR in env, includeTools and excludeTools", async () => {
     const { config, warnings, file } = await load(
       "settings.json",

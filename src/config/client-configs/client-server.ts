@@ -1,3 +1,5 @@
+import { nearestName } from "../../contract/nearest-name.js";
+
 /**
  * One MCP server as a client's config describes it, whichever client:
  * what the formats share, read out of each by its own reader, before it
@@ -36,7 +38,18 @@ export function sayIgnoredFields(
   for (const field of Object.keys(entry)) {
     if (field in known) continue;
     const why = ignored[field];
-    said(why ? `"${field}" ignored: ${why}` : `unknown field "${field}" ignored`);
+    if (why) {
+      said(`"${field}" ignored: ${why}`);
+      continue;
+    }
+    // A field the entry holds as well is not the one meant.
+    const meant = nearestName(
+      field,
+      Object.keys(known).filter((k) => !(k in entry)),
+    );
+    said(
+      `unknown field "${field}" ignored${meant === undefined ? "" : ` (did you mean "${meant}"?)`}`,
+    );
   }
 }
 
