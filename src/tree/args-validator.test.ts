@@ -195,6 +195,18 @@ describe("compileArgsSchema", () => {
     expect(() => check({ maybe: 3 })).toThrow("argument 'maybe' must be string,null, not number 3");
   });
 
+  it("names the allowed value a mistyped or miscased one likely stands for", () => {
+    const check = compileArgsSchema({
+      type: "object",
+      properties: { unit: { enum: ["celsius", "fahrenheit", 3] } },
+    });
+    expect(() => check({ unit: "Celsius" })).toThrow(
+      `argument 'unit' must be one of "celsius", "fahrenheit", 3 (did you mean "celsius"?)`,
+    );
+    expect(() => check({ unit: "farenheit" })).toThrow(`(did you mean "fahrenheit"?)`);
+    expect(() => check({ unit: "kelvin" })).toThrow(/must be one of "celsius", "fahrenheit", 3$/);
+  });
+
   it("describes any value of the wrong type in a bounded message (fast-check)", () => {
     const check = compileArgsSchema({ type: "object", properties: { a: { type: "number" } } });
     fc.assert(

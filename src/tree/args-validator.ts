@@ -240,7 +240,11 @@ function describeError(
     }
     case "enum": {
       const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
-      return `argument '${where}' must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`;
+      const given = at(args, e.instancePath);
+      const words = allowed.filter((v): v is string => typeof v === "string");
+      const meant = typeof given === "string" ? nearestName(given, words) : undefined;
+      const typo = meant === undefined ? "" : ` (did you mean ${JSON.stringify(meant)}?)`;
+      return `argument '${where}' must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}${typo}`;
     }
   }
   return where === ""
