@@ -1,4 +1,5 @@
 import { BrokerError } from "../contract/errors.js";
+import { KEY_MEANT } from "../contract/key-meant.js";
 import type { Logger } from "../contract/log.js";
 import { jsonPath } from "../config/errors.js";
 import type { StateStore } from "../state/store.js";
@@ -90,7 +91,7 @@ export class ToolRegistry {
 
   /** A `tool` object as a definition: its shape, its schemas compiled, its URLs allowed. */
   async validate(input: unknown): Promise<ToolDefinition> {
-    const parsed = ToolDefinitionSchema.safeParse(input);
+    const parsed = ToolDefinitionSchema.safeParse(input, KEY_MEANT);
     if (!parsed.success) {
       throw invalid(
         parsed.error.issues.map((i) => `${jsonPath(["tool", ...i.path])}: ${i.message}`),

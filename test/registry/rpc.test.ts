@@ -55,6 +55,17 @@ describe("the registry endpoint, POST /rpc, with a real tool service", () => {
     });
   });
 
+  it("refuses a definition with a mistyped key, naming the key it likely stands for", async () => {
+    const { endpoint, ...rest } = searchTool(service.url);
+    const { body } = await rpc({
+      ...EXAMPLE_REGISTER(service.url),
+      params: { tool: { ...rest, endpont: endpoint } },
+    });
+    expect(JSON.stringify(body.error)).toContain(
+      'Unrecognized key: \\"endpont\\" (did you mean \\"endpoint\\"?)',
+    );
+  });
+
   it("registers the same definition again as the same tool_id", async () => {
     const { body } = await rpc(EXAMPLE_REGISTER(service.url));
     expect(body.result.tool_id).toBe("search_tool_v1");
