@@ -48,6 +48,13 @@ export function typescriptDeclarations(tools: readonly DeclaredTool[]): string {
 }
 
 /**
+ * Each tool's signature, made once: a tree's entries never change (a new
+ * tree has new ones), and searches with schemas and refused arguments ask
+ * for the same tools again and again.
+ */
+const signatures = new WeakMap<DeclaredTool, string>();
+
+/**
  * One tool as a method of `tools`, as `typescriptDeclarations` declares it,
  * without its doc comment: what a search hit says of how to call it.
  *
@@ -55,7 +62,12 @@ export function typescriptDeclarations(tools: readonly DeclaredTool[]): string {
  * typescriptSignature(sum) // 'get-sum(args: {\n  a: number;\n  b: number;\n}): Promise<ContentBlock[]>;'
  */
 export function typescriptSignature(tool: DeclaredTool): string {
-  return printTool(lastSegment(tool.path) || tool.toolName, tool, "", false);
+  let signature = signatures.get(tool);
+  if (signature === undefined) {
+    signature = printTool(lastSegment(tool.path) || tool.toolName, tool, "", false);
+    signatures.set(tool, signature);
+  }
+  return signature;
 }
 
 /** What a declaration says of a tool. */

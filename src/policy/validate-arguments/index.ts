@@ -43,14 +43,10 @@ export function validateArguments(): Link {
   };
 }
 
-/** Each tool's declaration, once: a caller may send wrong arguments again and again. */
-const declarations = new WeakMap<ToolEntry, string>();
-
 /** An arguments error with what the tool takes, where that is short enough to carry. */
 function withDeclaration(err: unknown, leaf: ToolEntry): unknown {
   if (!(err instanceof BrokerError) || err.kind !== "invalid_params") return err;
-  let declaration = declarations.get(leaf);
-  if (declaration === undefined) declarations.set(leaf, (declaration = typescriptSignature(leaf)));
+  const declaration = typescriptSignature(leaf);
   if (declaration.length > MAX_DECLARATION_CHARS) return err;
   return new BrokerError(err.kind, err.message, { ...err.details, declaration });
 }
