@@ -10,22 +10,31 @@ import { nearestName } from "./nearest-name.js";
  * @example
  * schema.safeParse(input, KEY_MEANT)
  */
-export const KEY_MEANT: z.core.ParseContext<z.core.$ZodIssue> = { error: keyMeant };
+export const KEY_MEANT: z.core.ParseContext<z.core.$ZodIssue> = { error: unrecognizedKeys };
 
-function keyMeant(issue: z.core.$ZodRawIssue): string | undefined {
+function unrecognizedKeys(issue: z.core.$ZodRawIssue): string | undefined {
   if (issue.code !== "unrecognized_keys") return undefined;
   // The object that refused the keys: its shape holds the keys it takes.
   const shape = (issue.inst as { _zod?: { def?: { shape?: object } } } | undefined)?._zod?.def
     ?.shape;
-  // A key given as well is not the one meant ("args" beside a stray "arg").
-  const given = issue.input as Record<string, unknown>;
-  const known = Object.keys(shape ?? {}).filter((key) => !Object.hasOwn(given, key));
-  const keys = issue.keys.map((key) => {
-    const meant = nearestName(key, known) ?? wordMissing(key, known);
-    const named = JSON.stringify(key);
-    return meant === undefined ? named : `${named} (did you mean ${JSON.stringify(meant)}?)`;
-  });
+  const known = Object.keys(shape ?? {});
+  const given = issue.input as object;
+  const keys = issue.keys.map((key) => `${JSON.stringify(key)}${keyMeant(key, known, given)}`);
   return `Unrecognized key${keys.length === 1 ? "" : "s"}: ${keys.join(", ")}`;
+}
+
+/**
+ * The words naming the one of `keys` that a key an object does not take
+ * likely stands for, ` (did you mean "args"?)`, or none. A key `given` holds
+ * as well is not the one meant ("args" beside a stray "arg").
+ *
+ * @example
+ * `unknown field "header" ignored${keyMeant("header", ["url", "headers"], entry)}`
+ */
+export function keyMeant(key: string, keys: readonly string[], given: object): string {
+  const known = keys.filter((k) => !Object.hasOwn(given, k));
+  const meant = nearestName(key, known) ?? wordMissing(key, known);
+  return meant === undefined ? "" : ` (did you mean ${JSON.stringify(meant)}?)`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { nearestName } from "../../contract/nearest-name.js";
+import { keyMeant } from "../../contract/key-meant.js";
 
 /**
  * One MCP server as a client's config describes it, whichever client:
@@ -38,17 +38,10 @@ export function sayIgnoredFields(
   for (const field of Object.keys(entry)) {
     if (field in known) continue;
     const why = ignored[field];
-    if (why) {
-      said(`"${field}" ignored: ${why}`);
-      continue;
-    }
-    // A field the entry holds as well is not the one meant.
-    const meant = nearestName(
-      field,
-      Object.keys(known).filter((k) => !(k in entry)),
-    );
     said(
-      `unknown field "${field}" ignored${meant === undefined ? "" : ` (did you mean "${meant}"?)`}`,
+      why
+        ? `"${field}" ignored: ${why}`
+        : `unknown field "${field}" ignored${keyMeant(field, Object.keys(known), entry)}`,
     );
   }
 }
