@@ -3,6 +3,7 @@ import { allows, reaches, sees } from "../auth/scopes.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config, ScopeAction } from "../config/schema.js";
 import { BrokerError } from "../contract/errors.js";
+import { nameMeant } from "../contract/did-you-mean.js";
 import type { Logger } from "../contract/log.js";
 import type { SoleClient } from "../contract/sole-client.js";
 import type { CallerContext, Principal, SourceEvent, SourceStatus } from "../contract/router.js";
@@ -39,7 +40,6 @@ import type {
   ToolSearchRequest,
   TypescriptDescription,
 } from "./meta-api/answers.js";
-import { nameMeant } from "../tree/did-you-mean.js";
 import { isWithin, normalizePath } from "../tree/path.js";
 import type { DefinitionChange, PinRecord } from "../pinning/pin-book.js";
 import { heldBack, pinningNote } from "./definition-notes.js";

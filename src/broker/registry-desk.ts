@@ -1,12 +1,12 @@
 import { allows, reaches, sees } from "../auth/scopes.js";
 import { ConfigError } from "../config/errors.js";
 import { BrokerError } from "../contract/errors.js";
+import { nameMeant } from "../contract/did-you-mean.js";
 import type { Principal } from "../contract/router.js";
 import type { RegisteredTool } from "../registry/catalog.js";
 import type { ServiceRuntime, ToolHealth } from "../registry/service-runtime.js";
 import type { RegisterAnswer, ToolRegistry } from "../registry/tool-registry.js";
 import type { ToolDefinition } from "../registry/tool-definition.js";
-import { nameMeant } from "../tree/did-you-mean.js";
 import { joinPath } from "../tree/path.js";
 import { forbidden } from "./forbidden.js";
 

@@ -2,7 +2,7 @@ import type { Implementation, ServerCapabilities, Tool } from "@modelcontextprot
 import { reaches } from "../auth/scopes.js";
 import { BrokerError, type ErrorProfile } from "../contract/errors.js";
 import type { CacheHint, Principal } from "../contract/router.js";
-import { didYouMean } from "../tree/did-you-mean.js";
+import { didYouMean } from "../contract/did-you-mean.js";
 import { hasInvisibleCharacters } from "../tree/leaf-segment.js";
 import { joinPath } from "../tree/path.js";
 import type { Mount } from "../tree/skeleton.js";

@@ -2,8 +2,8 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { loadConfig } from "../config/load.js";
 
+import { nameMeant } from "../contract/did-you-mean.js";
 import { ConfigSchema } from "../sources/kinds.js";
-import { nameMeant } from "../tree/did-you-mean.js";
 import type { BrokerAddress } from "./client-target.js";
 import { CLIENT_TARGETS } from "./clients.js";
 import { planConnection, writeConnection } from "./connection.js";

@@ -1,4 +1,4 @@
-import { nearestName } from "../contract/nearest-name.js";
+import { nearestName } from "./nearest-name.js";
 
 const orList = new Intl.ListFormat("en", { type: "disjunction" });
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ExponentialBackoff, handleWhen, retry } from "cockatiel";
 import { BrokerError } from "../contract/errors.js";
 import type { Logger } from "../contract/log.js";
-import { nameMeant } from "../tree/did-you-mean.js";
+import { nameMeant } from "../contract/did-you-mean.js";
 import type { RegisteredTool } from "./catalog.js";
 import { AddressRefused, NotReached } from "../net/guarded-request.js";
 import {

@@ -2,7 +2,7 @@ import type { Tool } from "@modelcontextprotocol/server";
 import type { ArgsValidator } from "./args-validator.js";
 import { BrokerError } from "../contract/errors.js";
 import type { RenderMode } from "../config/schema.js";
-import { didYouMean } from "./did-you-mean.js";
+import { didYouMean } from "../contract/did-you-mean.js";
 import { NearPaths } from "./near-paths.js";
 import { normalizePath } from "./path.js";
 

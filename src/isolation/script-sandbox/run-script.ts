@@ -5,7 +5,7 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from "quickjs-emscripten-core";
-import { nearestName } from "../../contract/nearest-name.js";
+import { nameMeant } from "../../contract/did-you-mean.js";
 import { engineIsFull } from "./engine.js";
 import { LogBook } from "./log-book.js";
 import { PRELUDE, SCRIPT_FILE, SCRIPT_GLOBALS, wrapScript } from "./prelude.js";
@@ -293,10 +293,10 @@ function describe(
 function undefinedName(name: string, text: string): string {
   const missing = name === "ReferenceError" ? /^'(.+)' is not defined$/.exec(text)?.[1] : undefined;
   if (missing === undefined) return "";
-  const meant = nearestName(missing, SCRIPT_GLOBALS);
-  return meant !== undefined
-    ? ` (did you mean ${meant}?)`
-    : ` (besides the language a script has ${andList.format(SCRIPT_GLOBALS)})`;
+  return (
+    nameMeant(missing, SCRIPT_GLOBALS) ||
+    ` (besides the language a script has ${andList.format(SCRIPT_GLOBALS)})`
+  );
 }
 
 const andList = new Intl.ListFormat("en", { type: "conjunction" });

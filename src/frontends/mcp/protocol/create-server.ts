@@ -13,7 +13,7 @@ import { allows } from "../../../auth/scopes.js";
 import type { CallerContext, Principal } from "../../../contract/router.js";
 import { packageVersion } from "../../../contract/version.js";
 import type { ExposeMode } from "../../../config/schema.js";
-import { didYouMean } from "../../../tree/did-you-mean.js";
+import { didYouMean } from "../../../contract/did-you-mean.js";
 import { flatName } from "../../../tree/flat-name.js";
 import type { ToolEntry } from "../../../tree/tree.js";
 import {
