@@ -2,6 +2,7 @@ import fc from "fast-check";
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ScriptLimits } from "./protocol.js";
+import { SCRIPT_GLOBALS } from "./prelude.js";
 import { ScriptSandbox } from "./script-sandbox.js";
 import { fuzzRuns } from "../../../test/helpers/fuzz.js";
 
@@ -84,6 +85,12 @@ describe("the script sandbox", () => {
       message:
         "ReferenceError: 'callTool' is not defined (besides the language a script has call, search, describe, tree, tools, and console)",
     });
+    // What the message lists is what the prelude defines.
+    const kinds = await run(
+      `return [${SCRIPT_GLOBALS.map((name) => `typeof ${name}`).join(", ")}]`,
+    );
+    expect(kinds).toMatchObject({ ok: true });
+    if (kinds.ok) expect(JSON.parse(kinds.resultJson)).not.toContain("undefined");
     // Other errors keep the engine's words.
     expect(await run(`return null.x`)).toMatchObject({
       message: "TypeError: cannot read property 'x' of null",
