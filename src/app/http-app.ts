@@ -67,6 +67,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     // The rest of an oversized body is never read, so the connection cannot be reused.
     if (e.kind === "too_large") c.header("Connection", "close");
     if (e.kind === "rate_limited") c.header("Retry-After", String(e.details?.retry_after_s ?? 1));
+    // A source down until its next start: when that is (its own wait is kept to near ones).
+    if (e.kind === "unavailable" && typeof e.details?.retry_after_s === "number")
+      c.header("Retry-After", String(e.details.retry_after_s));
     // A call parked as a task awaiting approval: answered as a task, where to follow it.
     if (e.kind === "pending" && isJsonObject(e.details?.task)) {
       c.header("Location", `/tasks/${String(e.details.task.id)}`);

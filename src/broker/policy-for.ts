@@ -46,7 +46,13 @@ export function policyFor(
       log.warn({ path, what }, "a backend relayed more than a request may (relay budget)"),
   });
   return {
-    invoke: compose(links, (request) => dispatch(parts.sources.ready(request.source), request)),
+    invoke: compose(links, (request) => {
+      const router = parts.sources.ready(request.source, request.ctx.signal);
+      // A source that is up is called without a turn of the event loop.
+      return router instanceof Promise
+        ? router.then((r) => dispatch(r, request))
+        : dispatch(router, request);
+    }),
     rateLimits: new RateLimits(rateLimits),
   };
 }

@@ -110,9 +110,9 @@ export class SourcePool {
     return this.running.has(id);
   }
 
-  /** The router of a source that is up; `unavailable` naming its state otherwise. */
-  ready(id: string): Router {
-    return this.get(id).supervisor.ready();
+  /** The router of a source, once it is up (see Supervisor.ready). */
+  ready(id: string, signal: AbortSignal): Router | Promise<Router> {
+    return this.get(id).supervisor.ready(signal);
   }
 
   /** A source's tools: listed now while it is up, the last known while it is not. */

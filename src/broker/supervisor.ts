@@ -16,13 +16,20 @@ export interface SourceIntroduction {
 const BACKOFF = new ExponentialBackoff({ initialDelay: 250, maxDelay: 30_000 });
 /** A source that stayed up this long starts its backoff over when it next goes down. */
 const STABLE_MS = 30_000;
+/**
+ * A request for a source that is not up waits for its next start when that
+ * start is under way or begins within this long: a backend that crashed is
+ * usually back in well under a second, and a call refused meanwhile is one a
+ * model retries blind. A start further off is answered at once.
+ */
+const WAIT_FOR_START_MS = 5_000;
 
 /**
  * Keeps one source running, whatever its kind: starts it, and restarts it with
  * capped, jittered backoff whenever a start fails or the source reports itself
  * down, until it is closed. Its state is the one `/healthz`, `meta_desc` and
  * `/metrics` show. Requests reach the source only while it is up; otherwise
- * they fail at once with `unavailable`, saying why.
+ * they wait for a start that is near, or fail with `unavailable`, saying why.
  */
 export class Supervisor {
   private state: SourceState = "starting";
@@ -34,6 +41,11 @@ export class Supervisor {
   private upSince = 0;
   private backoff: IBackoff<unknown> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** When the next start begins (ms since the epoch), while one is scheduled. */
+  private nextStartAt = 0;
+  private starting = true;
+  /** Requests waiting for the start under way or next: told when it has come out. */
+  private readonly waiting = new Set<() => void>();
   private closed = false;
   /** The tools of the last time the source was up: its leaves stay in the tree while it restarts. */
   private tools: Tool[] = [];
@@ -73,18 +85,53 @@ export class Supervisor {
     };
   }
 
-  /** The source, for a request; `unavailable` naming its state while it is not up. */
-  ready(): Router {
+  /**
+   * The source, for a request: at once while it is up. While it is not, the
+   * request waits for the start under way, or the next one if it begins
+   * within 5 s, and gets the source if that start brings it up; it fails with
+   * `unavailable`, naming the state and why, if the start fails, if the next
+   * is further off, or if the source is stopped. `signal` (the request's
+   * deadline and cancellation) ends the wait.
+   */
+  ready(signal: AbortSignal): Router | Promise<Router> {
     if (this.state === "up") return this.router;
+    if (this.closed || (!this.starting && this.nextStartAt - Date.now() > WAIT_FOR_START_MS))
+      throw this.unavailable();
+    signal.throwIfAborted();
+    return new Promise<Router>((resolve, reject) => {
+      const stop = () => {
+        this.waiting.delete(settle);
+        reject(signal.reason);
+      };
+      const settle = () => {
+        signal.removeEventListener("abort", stop);
+        if (this.state === "up" && !this.closed) resolve(this.router);
+        else reject(this.unavailable());
+      };
+      this.waiting.add(settle);
+      signal.addEventListener("abort", stop, { once: true });
+    });
+  }
+
+  private unavailable(): BrokerError {
+    if (this.closed)
+      return new BrokerError("unavailable", `source ${this.id} was stopped`, {
+        source: this.id,
+        state: this.state,
+      });
     const what = {
       starting: "is still starting",
+      up: "is up",
       restarting: "is down and being restarted",
       failed: `failed to start (attempt ${this.attempts}) and is retried`,
     }[this.state];
     const why = this.lastError === undefined ? "" : `: ${this.lastError}`;
-    throw new BrokerError("unavailable", `source ${this.id} ${what}${why}`, {
+    const retryAfter = this.starting ? 0 : Math.ceil((this.nextStartAt - Date.now()) / 1000);
+    const next = retryAfter > 0 ? ` (next attempt in ${retryAfter} s)` : "";
+    return new BrokerError("unavailable", `source ${this.id} ${what}${why}${next}`, {
       source: this.id,
       state: this.state,
+      ...(retryAfter > 0 ? { retry_after_s: retryAfter } : {}),
     });
   }
 
@@ -107,11 +154,13 @@ export class Supervisor {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    this.startCameOut();
     this.offDown();
     await this.router.close();
   }
 
   private async attempt(first = false): Promise<void> {
+    this.starting = true;
     try {
       await this.router.start();
     } catch (err) {
@@ -125,6 +174,7 @@ export class Supervisor {
           "source failed to start; it is retried",
         );
       this.schedule();
+      this.startCameOut();
       throw err;
     }
     // Closed while it was starting: what the start opened is closed again.
@@ -138,6 +188,7 @@ export class Supervisor {
       instructions: this.router.instructions(),
       capabilities: this.router.capabilities(),
     };
+    this.startCameOut();
     try {
       this.tools = await this.router.listTools();
       this.introduction = { ...this.introduction, toolsCacheHint: this.router.toolsCacheHint?.() };
@@ -156,12 +207,20 @@ export class Supervisor {
     this.schedule();
   }
 
+  /** Ends the start under way, telling the requests that wait for it. */
+  private startCameOut(): void {
+    this.starting = false;
+    for (const settle of this.waiting) settle();
+    this.waiting.clear();
+  }
+
   private schedule(): void {
     if (this.closed) return;
     const stable = this.upSince > 0 && Date.now() - this.upSince >= STABLE_MS;
     this.backoff =
       this.backoff === undefined || stable ? BACKOFF.next() : this.backoff.next(undefined);
     this.upSince = 0;
+    this.nextStartAt = Date.now() + this.backoff.duration;
     this.timer = setTimeout(() => {
       this.restarts += 1;
       this.attempt().catch(() => undefined);
