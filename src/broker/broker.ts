@@ -12,7 +12,7 @@ import { renderResult } from "../output/render.js";
 import { truncateOutput } from "../output/truncate.js";
 import type { Outcome, Request, SourceRequestKind, SourceRequests } from "../policy/link.js";
 import { isShared, type SharedStore } from "../state/store.js";
-import type { Skeleton } from "../tree/skeleton.js";
+import type { Mount, Skeleton } from "../tree/skeleton.js";
 import { absent, type ToolEntry, type Tree, type TreeEntry } from "../tree/tree.js";
 import type { AuditRecord } from "../policy/audit/index.js";
 import type { ToolHealth } from "../registry/service-runtime.js";
@@ -415,7 +415,12 @@ export class Broker {
   }
 
   async call(path: string, args: unknown, caller: CallerContext): Promise<CallOutput> {
-    this.visible(path, caller.principal);
+    try {
+      this.visible(path, caller.principal);
+    } catch (err) {
+      if (!(await this.joinedOnStart(path, caller))) throw err;
+      this.visible(path, caller.principal);
+    }
     const leaf = this.current.tool(path);
     if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
       throw new BrokerError(
@@ -717,6 +722,56 @@ export class Broker {
     this.rebuilds.request();
     await this.rebuilds.settled();
     return pin;
+  }
+
+  /**
+   * For a path the tree does not have: whether it lies under a source the
+   * caller may see whose tools the tree has never had (its first start is
+   * under way, as in the second after `npm start` begins answering), and
+   * that source has since started and its tools joined the tree. The wait is
+   * the source's own (see Supervisor.ready): `unavailable` if its start
+   * fails, the caller's signal ends it.
+   */
+  private async joinedOnStart(path: string, caller: CallerContext): Promise<boolean> {
+    const at = normalizePath(path);
+    if (at === null) return false;
+    const mount = this.skeleton.mounts
+      .filter((m) => isWithin(at, m.id))
+      .reduce<Mount | undefined>((a, m) => (a && a.id.length > m.id.length ? a : m), undefined);
+    if (
+      !mount ||
+      !sees(caller.principal, mount.id) ||
+      !this.parts.sources.has(mount.id) ||
+      this.builtWith.has(mount.id) ||
+      this.current.hasToolsOf(mount.id)
+    )
+      return false;
+    await this.parts.sources.ready(mount.id, caller.signal);
+    // Up: its tools join with the next tree built (a paced rebuild, or the start's last build).
+    this.rebuilds.request();
+    await this.treeWith(mount.id, caller.signal);
+    return true;
+  }
+
+  /**
+   * Resolves once the tree served was built with the source up, or a tree was
+   * built while it was not (it went down again); the signal ends the wait.
+   */
+  private treeWith(sourceId: string, signal: AbortSignal): Promise<void> {
+    if (this.builtWith.has(sourceId)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const off = this.onTreeChange(() => {
+        if (!this.builtWith.has(sourceId) && this.parts.sources.statuses()[sourceId]?.up) return;
+        off();
+        signal.removeEventListener("abort", stop);
+        resolve();
+      });
+      const stop = () => {
+        off();
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", stop, { once: true });
+    });
   }
 
   /** The mount of this source name, where `principal` (when given) may know of it. */

@@ -144,6 +144,11 @@ export class Tree {
     return [...this.flat.values()];
   }
 
+  /** Whether any tool of the source is in the tree. */
+  hasToolsOf(sourceId: string): boolean {
+    return this.bySource.has(sourceId);
+  }
+
   /** The leaf of a source's backend tool, found without a walk over every tool. */
   toolOfSource(sourceId: string, toolName: string): ToolEntry | undefined {
     return this.bySource.get(sourceId)?.get(toolName);

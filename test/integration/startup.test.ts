@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { EVERYONE } from "../../src/auth/token-book.js";
 import { Broker } from "../../src/broker/broker.js";
 import { ConfigError } from "../../src/config/errors.js";
+import { BrokerError } from "../../src/contract/errors.js";
 import { parseConfig } from "../../src/config/load.js";
 import { ConfigSchema } from "../../src/sources/kinds.js";
 import { serveHttp } from "../../src/app/serve.js";
@@ -164,6 +165,54 @@ describe("start-up, served while the sources start", () => {
       await ready;
       expect(broker.health().sources["/slow"]?.up).toBe(true);
       expect(broker.list("/slow", EVERYONE).children.length).toBeGreaterThan(0);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it("answers a call under a source still starting once it is up, not with not_found", async () => {
+    const { broker, ready } = await Broker.open(config([slowSource("/slow", 1000)]), {
+      log: silent,
+    });
+    const caller = { signal: new AbortController().signal, principal: EVERYONE };
+    try {
+      expect(broker.list("/slow", EVERYONE).children).toEqual([]);
+      const answer = await broker.call("/slow/pid", {}, caller);
+      expect(answer.result.content).toEqual([
+        { type: "text", text: expect.stringMatching(/^\d+$/) },
+      ]);
+      await ready;
+      // A path that is not there, under a source whose tools are known, is refused at once.
+      await expect(broker.call("/slow/pis", {}, caller)).rejects.toThrow(
+        "no entry at path /slow/pis (did you mean /slow/pid?)",
+      );
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it("answers a call under a source whose first start fails with why, once it has failed", async () => {
+    const failing = {
+      path: "/bad",
+      source: {
+        backend: "stdio",
+        command: fixtureCommand(),
+        env: { FIXTURE_FAIL: "1", FIXTURE_DELAY_MS: "500" },
+      },
+    };
+    const { broker, ready } = await Broker.open(config([failing]), {
+      log: silent,
+      ignoreBroken: true,
+    });
+    const caller = { signal: new AbortController().signal, principal: EVERYONE };
+    try {
+      const refused = await broker.call("/bad/pid", {}, caller).catch((err: BrokerError) => err);
+      expect(refused).toBeInstanceOf(BrokerError);
+      expect((refused as BrokerError).kind).toBe("unavailable");
+      expect((refused as BrokerError).message).toMatch(
+        /^source \/bad failed to start \(attempt 1\) and is retried: source \/bad could not start .*the program exited before it finished the MCP handshake/,
+      );
+      await ready;
     } finally {
       await broker.close();
     }
