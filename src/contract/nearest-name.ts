@@ -8,11 +8,26 @@ const MOST_NAMES = 1000;
 
 /**
  * How far a name may be from one typed: one edit in a name of three letters
- * or fewer, two up to nine (two letters swapped are two edits), three in a
- * longer one ("create_entity" for "create_entities").
+ * or fewer, two up to nine, three in a longer one ("create_entity" for
+ * "create_entities"). Two neighbouring letters swapped count as one edit
+ * (adjacentSwaps).
  */
 export function editsAllowed(name: string): number {
   return name.length <= 3 ? 1 : name.length <= 9 ? 2 : 3;
+}
+
+/**
+ * `name` with each two neighbouring letters swapped in turn: the typo of
+ * fast typing ("evn" for "env"), which counts as one edit here where the
+ * edit distance minisearch measures counts two, too many for a short name.
+ */
+export function adjacentSwaps(name: string): string[] {
+  const swaps: string[] = [];
+  for (let i = 0; i + 1 < name.length; i++) {
+    if (name[i] !== name[i + 1])
+      swaps.push(name.slice(0, i) + name.charAt(i + 1) + name.charAt(i) + name.slice(i + 2));
+  }
+  return swaps;
 }
 
 /**
@@ -32,10 +47,17 @@ export function nearestName(name: string, names: Iterable<string>): string | und
     if (other !== name && !byFolded.has(folded)) byFolded.set(folded, { name: other, at });
     at++;
   }
+  const folded = name.toLowerCase();
   let best: { name: string; at: number; edits: number } | undefined;
-  for (const [, [other, edits]] of byFolded.fuzzyGet(name.toLowerCase(), editsAllowed(name))) {
+  const consider = (other: { name: string; at: number }, edits: number) => {
     if (best === undefined || edits < best.edits || (edits === best.edits && other.at < best.at))
       best = { ...other, edits };
+  };
+  for (const [, [other, edits]] of byFolded.fuzzyGet(folded, editsAllowed(name)))
+    consider(other, edits);
+  for (const swap of adjacentSwaps(folded)) {
+    const other = byFolded.get(swap);
+    if (other) consider(other, 1);
   }
   return best?.name;
 }

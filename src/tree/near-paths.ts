@@ -1,5 +1,5 @@
 import SearchableMap from "minisearch/SearchableMap";
-import { editsAllowed, LONGEST_FUZZY_NAME } from "../contract/nearest-name.js";
+import { adjacentSwaps, editsAllowed, LONGEST_FUZZY_NAME } from "../contract/nearest-name.js";
 import { lastSegment, normalizePath, parentOf } from "./path.js";
 
 /** Suggestions given for one path that is not there: a model reads them, so few. */
@@ -58,6 +58,7 @@ export class NearPaths {
     if (name.length <= LONGEST_FUZZY_NAME) {
       for (const [, [paths, edits]] of this.byName.fuzzyGet(name, editsAllowed(name)))
         add(paths, edits);
+      for (const swap of adjacentSwaps(name)) add(this.byName.get(swap) ?? [], 1);
     } else {
       add(this.byName.get(name) ?? [], 0);
     }

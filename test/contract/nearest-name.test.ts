@@ -12,6 +12,13 @@ describe("nearestName", () => {
     expect(nearestName("create_entity", ["create_entities"])).toBe("create_entities");
   });
 
+  it("counts two neighbouring letters swapped as one typo, nearer than two of another name", () => {
+    expect(nearestName("evn", ["env", "cwd"])).toBe("env");
+    expect(nearestName("Evn", ["env"])).toBe("env");
+    expect(nearestName("agrs", ["arts", "args"])).toBe("args");
+    expect(nearestName("ab", ["ba"])).toBe("ba");
+  });
+
   it("names nothing far from every name, nor the name itself", () => {
     expect(nearestName("path", ["query", "limit"])).toBeUndefined();
     expect(nearestName("path", ["path"])).toBeUndefined();

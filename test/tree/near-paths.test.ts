@@ -39,6 +39,11 @@ describe("NearPaths", () => {
     expect(near.near("/memory/create_entity", everything)).toEqual(["/memory/create_entities"]);
   });
 
+  it("counts two neighbouring letters swapped as one typo, so short names are found too", () => {
+    expect(near.near("/demo/dad", everything)).toEqual(["/demo/add", "/secret/add"]);
+    expect(near.near("/mmeory", everything)).toEqual(["/memory"]);
+  });
+
   it("knows a renamed tool by its backend's name too", () => {
     expect(near.near("/demo/get-sum", everything)).toEqual(["/demo/add"]);
     expect(near.near("/demo/get_sum", everything)).toEqual(["/demo/add"]);
