@@ -388,11 +388,30 @@ export class Broker {
       query.notice,
       warming &&
         `the tool index is warming up: ${warming.indexed} of ${warming.total} tools are in, and this search saw only those; ask again in a moment`,
+      hits.length === 0 && !warming && this.nothingFound(under, principal),
     ].filter(Boolean);
     return {
       results: hits.map((hit) => foundTool(tree.tool(hit.path), hit, request.includeSchema)),
       ...(notices.length > 0 && { notice: notices.join("; ") }),
     };
+  }
+
+  /**
+   * What a search that found nothing says instead: a model given an empty
+   * list has nowhere to go, and the tool it needs may be described in words
+   * it did not use. So it names where to browse, from what the caller may see.
+   */
+  private nothingFound(under: TreeEntry, principal: Principal): string {
+    const where = under.path === "/" ? "" : ` under ${under.path}`;
+    const children = under.type === "node" ? this.list(under.path, principal).children : [];
+    const shown = children.slice(0, NODES_NAMED).map((c) => c.path);
+    const more =
+      children.length > shown.length ? `, and ${children.length - shown.length} more` : "";
+    const browse =
+      shown.length === 0
+        ? ""
+        : `, or browse ${under.path} with meta_tree (it holds ${shown.join(", ")}${more})`;
+    return `no tool${where} matched a word of the query; try other words for what the tool does (an action and what it acts on)${browse}`;
   }
 
   /**
@@ -834,6 +853,9 @@ export class Broker {
     for (const problem of problems) this.log.warn({ problem }, message);
   }
 }
+
+/** The entries under the path searched that a search which found nothing names. */
+const NODES_NAMED = 8;
 
 /**
  * After a rebuild of the tree that took T, the next waits at least this many

@@ -129,6 +129,21 @@ describe("POST /meta_search", () => {
     );
   });
 
+  it("says where to browse when nothing matched, naming only what the caller may see", async () => {
+    const none = await search({ query: "zyzzyva quux" });
+    expect(none.body.results).toEqual([]);
+    expect(none.body.notice).toBe(
+      "no tool matched a word of the query; try other words for what the tool does (an action and what it acts on), or browse / with meta_tree (it holds /demo, /fx)",
+    );
+    const reader = await search({ query: "zyzzyva quux" }, fxReader);
+    expect(reader.body.notice).toMatch(/, or browse \/ with meta_tree \(it holds \/fx\)$/);
+    const underFx = await search({ query: "zyzzyva quux", path: "/fx" });
+    expect(underFx.body.notice).toMatch(
+      /^no tool under \/fx matched a word of the query; .*, or browse \/fx with meta_tree \(it holds \/fx\/sleep, \/fx\/pid, .*\)$/,
+    );
+    expect((await search({ query: "echo a message back" })).body.notice).toBeUndefined();
+  });
+
   it("names a mistyped path's likely meaning to a model, from what its caller may see", async () => {
     const admins = await connectHttp(broker.url, bearer(admin));
     const readers = await connectHttp(broker.url, bearer(fxReader));
