@@ -280,9 +280,23 @@ export class Broker {
     const node = this.current.node(path);
     this.mayReach(principal, "tree", node.path);
     const seen = this.current.children(node).filter((c) => reaches(principal, "tree", c.path));
-    return offset === undefined
-      ? { path: node.path, children: seen.map(summarizeEntry) }
-      : pageOf(node.path, seen, offset, TREE_PAGE);
+    const listing =
+      offset === undefined
+        ? { path: node.path, children: seen.map(summarizeEntry) }
+        : pageOf(node.path, seen, offset, TREE_PAGE);
+    const notUp = seen.length === 0 ? this.toolsNotKnown(node.path) : undefined;
+    return notUp === undefined ? listing : { ...listing, notice: notUp };
+  }
+
+  /**
+   * For the node a source is mounted at, while the tree has none of its
+   * tools because the source has not been up: why, so that an empty listing
+   * is not taken for a source without tools.
+   */
+  private toolsNotKnown(path: string): string | undefined {
+    if (!this.parts.sources.has(path) || this.current.hasToolsOf(path)) return undefined;
+    const why = this.parts.sources.notUp(path);
+    return why && `${why}; its tools are listed once it is up`;
   }
 
   /**

@@ -115,6 +115,11 @@ export class SourcePool {
     return this.get(id).supervisor.ready(signal);
   }
 
+  /** Why a source is not up, in words; nothing while it is. */
+  notUp(id: string): string | undefined {
+    return this.get(id).supervisor.notUp();
+  }
+
   /** A source's tools: listed now while it is up, the last known while it is not. */
   listTools(id: string): ReturnType<Supervisor["listTools"]> {
     return this.get(id).supervisor.listTools();

@@ -113,6 +113,11 @@ export class Supervisor {
     });
   }
 
+  /** Why the source is not up, in the words a refused request gets; nothing while it is. */
+  notUp(): string | undefined {
+    return this.state === "up" && !this.closed ? undefined : this.unavailable().message;
+  }
+
   private unavailable(): BrokerError {
     if (this.closed)
       return new BrokerError("unavailable", `source ${this.id} was stopped`, {

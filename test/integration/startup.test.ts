@@ -160,11 +160,16 @@ describe("start-up, served while the sources start", () => {
       expect(broker.list("/", EVERYONE).children.map((c) => c.name)).toEqual(
         expect.arrayContaining(["slow", "quick"]),
       );
-      expect(broker.list("/slow", EVERYONE).children).toEqual([]);
+      expect(broker.list("/slow", EVERYONE)).toEqual({
+        path: "/slow",
+        children: [],
+        notice: "source /slow is still starting; its tools are listed once it is up",
+      });
       await expect.poll(() => broker.list("/quick", EVERYONE).children.length).toBeGreaterThan(0);
       await ready;
       expect(broker.health().sources["/slow"]?.up).toBe(true);
       expect(broker.list("/slow", EVERYONE).children.length).toBeGreaterThan(0);
+      expect(broker.list("/slow", EVERYONE).notice).toBeUndefined();
     } finally {
       await broker.close();
     }
@@ -211,6 +216,9 @@ describe("start-up, served while the sources start", () => {
       expect((refused as BrokerError).kind).toBe("unavailable");
       expect((refused as BrokerError).message).toMatch(
         /^source \/bad failed to start \(attempt 1\) and is retried: source \/bad could not start .*the program exited before it finished the MCP handshake/,
+      );
+      expect(broker.list("/bad", EVERYONE).notice).toMatch(
+        /^source \/bad failed to start \(attempt \d+\) and is retried: .*; its tools are listed once it is up$/,
       );
       await ready;
     } finally {
