@@ -119,23 +119,24 @@ export class Supervisor {
   }
 
   private unavailable(): BrokerError {
-    if (this.closed)
+    const state = this.state;
+    // Up, a request is refused only once the source is closed.
+    if (this.closed || state === "up")
       return new BrokerError("unavailable", `source ${this.id} was stopped`, {
         source: this.id,
-        state: this.state,
+        state,
       });
     const what = {
       starting: "is still starting",
-      up: "is up",
       restarting: "is down and being restarted",
       failed: `failed to start (attempt ${this.attempts}) and is retried`,
-    }[this.state];
+    }[state];
     const why = this.lastError === undefined ? "" : `: ${this.lastError}`;
     const retryAfter = this.starting ? 0 : Math.ceil((this.nextStartAt - Date.now()) / 1000);
     const next = retryAfter > 0 ? ` (next attempt in ${retryAfter} s)` : "";
     return new BrokerError("unavailable", `source ${this.id} ${what}${why}${next}`, {
       source: this.id,
-      state: this.state,
+      state,
       ...(retryAfter > 0 ? { retry_after_s: retryAfter } : {}),
     });
   }
