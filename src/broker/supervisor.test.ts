@@ -138,6 +138,34 @@ describe("Supervisor.ready", () => {
     expect(refused?.message).toMatch(/\(next attempt in \d+ s\)$/);
   });
 
+  it("waits 5 s at most for a start under way, then says it is under way", async () => {
+    const { source, supervisor } = await upAndRunning();
+    source.down("the backend closed the connection");
+    await untilStartNumber(source, 2);
+    const waiting = Promise.resolve(supervisor.ready(never)).catch((err: unknown) => err);
+    await vi.advanceTimersByTimeAsync(4_999);
+    source.comeUp();
+    await expect(waiting).resolves.toBe(source);
+
+    source.down("the backend closed the connection");
+    await untilStartNumber(source, 3);
+    const late = Promise.resolve(supervisor.ready(never)).catch((err: unknown) => err);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(await late).toMatchObject({
+      kind: "unavailable",
+      message:
+        "source /held is down and being restarted: the backend closed the connection (a start is under way)",
+    });
+  });
+
+  it("waits 5 s at most for a first start, then says it is still starting", async () => {
+    const { supervisor } = supervised();
+    void supervisor.start().catch(() => undefined);
+    const waiting = Promise.resolve(supervisor.ready(never)).catch((err: unknown) => err);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(await waiting).toMatchObject({ message: "source /held is still starting" });
+  });
+
   it("lets go of a request whose signal is aborted, with the signal's reason", async () => {
     const { source, supervisor } = supervised();
     const started = supervisor.start();

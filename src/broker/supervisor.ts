@@ -17,10 +17,10 @@ const BACKOFF = new ExponentialBackoff({ initialDelay: 250, maxDelay: 30_000 });
 /** A source that stayed up this long starts its backoff over when it next goes down. */
 const STABLE_MS = 30_000;
 /**
- * A request for a source that is not up waits for its next start when that
- * start is under way or begins within this long: a backend that crashed is
- * usually back in well under a second, and a call refused meanwhile is one a
- * model retries blind. A start further off is answered at once.
+ * How long a request for a source that is not up waits for it to come up:
+ * a backend that crashed is usually back in well under a second, and a call
+ * refused meanwhile is one a model retries blind. A request whose source's
+ * next start is further off is answered at once.
  */
 const WAIT_FOR_START_MS = 5_000;
 
@@ -88,10 +88,11 @@ export class Supervisor {
   /**
    * The source, for a request: at once while it is up. While it is not, the
    * request waits for the start under way, or the next one if it begins
-   * within 5 s, and gets the source if that start brings it up; it fails with
-   * `unavailable`, naming the state and why, if the start fails, if the next
-   * is further off, or if the source is stopped. `signal` (the request's
-   * deadline and cancellation) ends the wait.
+   * within 5 s, and gets the source if that start brings it up within 5 s;
+   * it fails with `unavailable`, naming the state and why, if the start
+   * fails, if the next is further off, if the start takes longer, or if the
+   * source is stopped. `signal` (the request's deadline and cancellation)
+   * ends the wait sooner.
    */
   ready(signal: AbortSignal): Router | Promise<Router> {
     if (this.state === "up") return this.router;
@@ -99,15 +100,18 @@ export class Supervisor {
       throw this.unavailable();
     signal.throwIfAborted();
     return new Promise<Router>((resolve, reject) => {
-      const stop = () => {
+      const end = (outcome: () => void) => {
+        clearTimeout(timer);
         this.waiting.delete(settle);
-        reject(signal.reason);
-      };
-      const settle = () => {
         signal.removeEventListener("abort", stop);
-        if (this.state === "up" && !this.closed) resolve(this.router);
-        else reject(this.unavailable());
+        outcome();
       };
+      const settle = () =>
+        end(() =>
+          this.state === "up" && !this.closed ? resolve(this.router) : reject(this.unavailable()),
+        );
+      const stop = () => end(() => reject(signal.reason));
+      const timer = setTimeout(() => end(() => reject(this.unavailable())), WAIT_FOR_START_MS);
       this.waiting.add(settle);
       signal.addEventListener("abort", stop, { once: true });
     });
@@ -133,7 +137,12 @@ export class Supervisor {
     }[state];
     const why = this.lastError === undefined ? "" : `: ${this.lastError}`;
     const retryAfter = this.starting ? 0 : Math.ceil((this.nextStartAt - Date.now()) / 1000);
-    const next = retryAfter > 0 ? ` (next attempt in ${retryAfter} s)` : "";
+    const next =
+      retryAfter > 0
+        ? ` (next attempt in ${retryAfter} s)`
+        : this.starting && state !== "starting"
+          ? " (a start is under way)"
+          : "";
     return new BrokerError("unavailable", `source ${this.id} ${what}${why}${next}`, {
       source: this.id,
       state,
