@@ -1,6 +1,8 @@
 import type { CallToolResult, ServerCapabilities, Tool } from "@modelcontextprotocol/server";
+import fc from "fast-check";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { fuzzRuns } from "../../test/helpers/fuzz.js";
 import { BrokerError } from "../contract/errors.js";
 import type { Router } from "../contract/router.js";
 import { Supervisor } from "./supervisor.js";
@@ -192,5 +194,58 @@ describe("Supervisor.ready", () => {
     await supervisor.close();
     await expect(waiting).rejects.toThrow("source /held was stopped");
     expect(() => supervisor.ready(never)).toThrow("source /held was stopped");
+  });
+
+  it("settles every request within 5 s, whatever the source does meanwhile", async () => {
+    const step = fc.oneof(
+      fc.constant({ do: "request" as const }),
+      fc.constant({ do: "abortable request" as const }),
+      fc.constant({ do: "abort" as const }),
+      fc.constant({ do: "come up" as const }),
+      fc.constant({ do: "fail start" as const }),
+      fc.constant({ do: "go down" as const }),
+      fc.integer({ min: 0, max: 3_000 }).map((ms) => ({ do: "wait" as const, ms })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 40 }), async (steps) => {
+        const { source, supervisor } = supervised();
+        void supervisor.start().catch(() => undefined);
+        const callers: AbortController[] = [];
+        let asked = 0;
+        const outcomes: { took: number; got: unknown }[] = [];
+        const request = (signal: AbortSignal) => {
+          asked += 1;
+          const at = Date.now();
+          const took = (got: unknown) => void outcomes.push({ took: Date.now() - at, got });
+          try {
+            Promise.resolve(supervisor.ready(signal)).then(took, took);
+          } catch (err) {
+            took(err);
+          }
+        };
+        for (const s of steps) {
+          if (s.do === "request") request(never);
+          else if (s.do === "abortable request") {
+            callers.push(new AbortController());
+            request(callers.at(-1)!.signal);
+          } else if (s.do === "abort") callers.shift()?.abort(new Error("caller gone"));
+          else if (s.do === "come up") source.comeUp();
+          else if (s.do === "fail start") source.failStart("source /held could not start");
+          else if (s.do === "go down") source.down("the backend closed the connection");
+          else await vi.advanceTimersByTimeAsync(s.ms);
+          await vi.advanceTimersByTimeAsync(0);
+        }
+        await vi.advanceTimersByTimeAsync(5_000);
+        expect(outcomes).toHaveLength(asked);
+        for (const { took, got } of outcomes) {
+          expect(took).toBeLessThanOrEqual(5_000);
+          if (!(got instanceof Error)) expect(got).toBe(source);
+          else if (got instanceof BrokerError) expect(got.kind).toBe("unavailable");
+          else expect(got.message).toBe("caller gone");
+        }
+        await supervisor.close();
+      }),
+      { numRuns: fuzzRuns(100) },
+    );
   });
 });
