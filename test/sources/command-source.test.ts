@@ -56,9 +56,21 @@ beforeAll(async () => {
                 count: ["-n{value}", "{value}"],
               },
             }),
+            run("argv", {
+              name: "positional",
+              input_schema: {
+                properties: {
+                  word: { type: "string" },
+                  after: { type: "string" },
+                  number: { type: "integer" },
+                },
+              },
+              arguments: { word: ["{value}"], number: ["{value}"], after: ["--", "{value}"] },
+            }),
             run("fail"),
             run("fail-stdout"),
             run("garbage"),
+            run("garbage", { name: "plain_text", output: "text" }),
             run("array"),
             run("big", { argv: [process.execPath, TOOL, "big", "5000"], max_bytes: 1000 }),
             run("hang", { argv: [process.execPath, TOOL, "hang", pidFile], timeout_ms: 1500 }),
@@ -106,9 +118,11 @@ describe("the command source", () => {
     // for "sh": the summaries hold the checkout's path, which may contain it.)
     expect(tree.body.children.map((c: any) => c.name)).toEqual([
       "argv",
+      "positional",
       "fail",
       "fail_stdout",
       "garbage",
+      "plain_text",
       "array",
       "big",
       "hang",
@@ -134,6 +148,20 @@ describe("the command source", () => {
     ]);
     const none = await call("argv", { verbose: false });
     expect(none.body.output.structuredContent.argv).toEqual([]);
+  });
+
+  it("refuses a text value that the command would read as an option, where it would", async () => {
+    const refused = await call("positional", { word: "--output=/tmp/x" });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toBe(
+      'argument \'word\' must not begin with "-": the command would take "--output=/tmp/x" as an option, not as a value',
+    );
+    const argvOf = async (args: unknown) =>
+      (await call("positional", args)).body.output.structuredContent.argv;
+    expect(await argvOf({ word: "hello-world" })).toEqual(["hello-world"]);
+    // After "--" it is a value; a number is only ever digits.
+    expect(await argvOf({ word: "x", after: "--help" })).toEqual(["x", "--", "--help"]);
+    expect(await argvOf({ number: -5 })).toEqual(["-5"]);
   });
 
   it("passes stdout through byte for byte, and only the allowed environment", async () => {
@@ -164,6 +192,15 @@ describe("the command source", () => {
     const big = await errorOf("big");
     expect(big).toMatchObject({ kind: "too_large" });
     expect(big.message).toContain("1000 bytes");
+  });
+
+  it("serves what a tool whose output is text prints as its text, whatever it is", async () => {
+    const res = await call("plain_text");
+    expect(res.body.is_error).toBe(false);
+    expect(res.body.output).toEqual({ content: [{ type: "text", text: "this is not JSON {" }] });
+    expect((await errorOf("garbage")).message).toBe(
+      'the command\'s output is not JSON (a tool whose command prints text has "output": "text" in the config)',
+    );
   });
 
   it("keeps JSON that is not an object as text only", async () => {

@@ -13,12 +13,21 @@ export interface ArgvTemplate {
 
 const VALUE = "{value}";
 
+/** Where a command stops reading options: what follows is taken as values. */
+const END_OF_OPTIONS = "--";
+
 /**
  * The argv of one call. Arguments only ever become whole elements of their
  * own: no shell, no splicing into a string, nothing the template did not name.
+ * Nor an option the template did not name: a text value that begins with "-"
+ * in a place of its own (the first element of its mapping, before any "--")
+ * is refused, since the command would read `--output=/etc/x` there as an
+ * option. After an option of the mapping (`["-e", "{value}"]`) it is that
+ * option's value, and after "--" a value like any other.
  */
 export function callArgv(template: ArgvTemplate, args: Record<string, unknown>): string[] {
   const argv = [...template.argv];
+  let optionsEnded = argv.includes(END_OF_OPTIONS);
   const mapped = template.arguments ?? {};
   for (const name of Object.keys(args)) {
     if (!(name in mapped))
@@ -37,7 +46,19 @@ export function callArgv(template: ArgvTemplate, args: Record<string, unknown>):
           "invalid_params",
           `argument '${name}' must be a string, number or boolean`,
         );
-      for (const element of elements) argv.push(element === VALUE ? String(item) : element);
+      elements.forEach((element, at) => {
+        if (element !== VALUE) {
+          optionsEnded ||= element === END_OF_OPTIONS;
+          argv.push(element);
+          return;
+        }
+        if (at === 0 && !optionsEnded && typeof item === "string" && item.startsWith("-"))
+          throw new BrokerError(
+            "invalid_params",
+            `argument '${name}' must not begin with "-": the command would take ${JSON.stringify(item.length > 40 ? `${item.slice(0, 40)}…` : item)} as an option, not as a value`,
+          );
+        argv.push(String(item));
+      });
     }
   }
   return argv;

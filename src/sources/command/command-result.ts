@@ -4,17 +4,23 @@ import type { CommandOutcome } from "./run-command.js";
 
 /**
  * A run as a tool result, passed through and never reinterpreted: stdout's
- * JSON is the structured result and, verbatim, the text. Every failure is a
- * tool error with its `kind`, the exit code, the signal and bounded stderr,
- * and the command's own JSON error when it printed one.
+ * JSON is the structured result and, verbatim, the text (a tool whose
+ * `output` is `text`: the text alone). Every failure is a tool error with its
+ * `kind`, the exit code, the signal and bounded stderr, and the command's own
+ * JSON error when it printed one.
  */
-export function commandResult(outcome: CommandOutcome): CallToolResult {
+export function commandResult(
+  outcome: CommandOutcome,
+  output: "json" | "text" = "json",
+): CallToolResult {
   if (outcome.kind === "ok") {
+    if (output === "text") return { content: [{ type: "text", text: outcome.stdout }] };
     const value = parseJson(outcome.stdout);
     if (value === undefined) {
       return failure({
         kind: "invalid_json",
-        message: "the command's output is not JSON",
+        // Said for whoever reads the config: a command that prints text is served as such on request.
+        message: `the command's output is not JSON (a tool whose command prints text has "output": "text" in the config)`,
         exit_code: 0,
         signal: null,
         stdout: outcome.stdout.slice(0, 2000),

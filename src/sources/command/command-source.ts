@@ -162,7 +162,7 @@ export class CommandSource implements Router {
     });
     if (outcome.kind !== "ok")
       this.log.debug({ source: this.name, tool: name, kind: outcome.kind }, "command failed");
-    return commandResult(outcome);
+    return commandResult(outcome, tool.output);
   }
 
   async close(): Promise<void> {

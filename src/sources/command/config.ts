@@ -21,6 +21,12 @@ export const CommandToolSchema = z
       .record(z.string(), z.array(z.string().min(1)))
       .optional()
       .describe('Per argument, the argv elements it adds; "{value}" is the value, one element.'),
+    output: z
+      .enum(["json", "text"])
+      .optional()
+      .describe(
+        'What stdout is: "json" (the default: the structured result, an error when it is not JSON) or "text" (passed through as the result\'s text).',
+      ),
     max_bytes: z.int().positive().optional().describe("stdout read at most; default 1 MiB."),
     timeout_ms: z.int().positive().optional().describe("Default 30000."),
     cwd: ConfigPath.optional(),
