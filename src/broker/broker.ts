@@ -402,12 +402,29 @@ export class Broker {
       query.notice,
       warming &&
         `the tool index is warming up: ${warming.indexed} of ${warming.total} tools are in, and this search saw only those; ask again in a moment`,
+      this.notSearched(under.path, principal),
       hits.length === 0 && !warming && this.nothingFound(under, principal),
     ].filter(Boolean);
     return {
       results: hits.map((hit) => foundTool(tree.tool(hit.path), hit, request.includeSchema)),
       ...(notices.length > 0 && { notice: notices.join("; ") }),
     };
+  }
+
+  /**
+   * The sources under `path` the caller may see whose tools the tree does
+   * not have yet (still starting, or failing to start), named: a search
+   * cannot find them, and without this a model would take their absence for
+   * an answer.
+   */
+  private notSearched(path: string, principal: Principal): string | undefined {
+    const absent = this.skeleton.mounts
+      .filter((m) => isWithin(m.id, path) && sees(principal, m.id) && this.toolsNotKnown(m.id))
+      .map((m) => m.id);
+    if (absent.length === 0) return undefined;
+    const named = absent.slice(0, NODES_NAMED).join(", ");
+    const more = absent.length > NODES_NAMED ? ` and ${absent.length - NODES_NAMED} more` : "";
+    return `not searched: the tools of ${named}${more}, not up yet (meta_tree on a node says why)`;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -151,10 +151,16 @@ describe("start-up", () => {
 
 describe("start-up, served while the sources start", () => {
   it("serves the config's nodes at once; each source's tools join as it comes up", async () => {
-    const { broker, ready } = await Broker.open(
-      config([slowSource("/slow", 1500), slowSource("/quick", 0)]),
-      { log: silent },
-    );
+    // /slow starts once the test lets it.
+    const hold = join(mkdtempSync(join(tmpdir(), "held-source-")), "hold");
+    writeFileSync(hold, "");
+    const held = {
+      path: "/slow",
+      source: { backend: "stdio", command: fixtureCommand(), env: { FIXTURE_HOLD_WHILE: hold } },
+    };
+    const { broker, ready } = await Broker.open(config([held, slowSource("/quick", 0)]), {
+      log: silent,
+    });
     try {
       expect(broker.health().sources["/slow"]?.up).toBe(false);
       expect(broker.list("/", EVERYONE).children.map((c) => c.name)).toEqual(
@@ -166,10 +172,17 @@ describe("start-up, served while the sources start", () => {
         notice: "source /slow is still starting; its tools are listed once it is up",
       });
       await expect.poll(() => broker.list("/quick", EVERYONE).children.length).toBeGreaterThan(0);
+      const search = { query: "process id", limit: 5, path: "/", includeSchema: false };
+      expect((await broker.search(search, EVERYONE)).notice).toMatch(
+        /^not searched: the tools of \/slow, not up yet \(meta_tree on a node says why\)(;|$)/,
+      );
+      rmSync(hold);
       await ready;
       expect(broker.health().sources["/slow"]?.up).toBe(true);
       expect(broker.list("/slow", EVERYONE).children.length).toBeGreaterThan(0);
       expect(broker.list("/slow", EVERYONE).notice).toBeUndefined();
+      await broker.searchSettled();
+      expect((await broker.search(search, EVERYONE)).notice).toBeUndefined();
     } finally {
       await broker.close();
     }
