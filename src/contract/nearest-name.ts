@@ -47,15 +47,15 @@ export function nearestName(name: string, names: Iterable<string>): string | und
     if (other !== name && !byFolded.has(folded)) byFolded.set(folded, { name: other, at });
     at++;
   }
-  const folded = name.toLowerCase();
+  const typed = name.toLowerCase();
   let best: { name: string; at: number; edits: number } | undefined;
   const consider = (other: { name: string; at: number }, edits: number) => {
     if (best === undefined || edits < best.edits || (edits === best.edits && other.at < best.at))
       best = { ...other, edits };
   };
-  for (const [, [other, edits]] of byFolded.fuzzyGet(folded, editsAllowed(name)))
+  for (const [, [other, edits]] of byFolded.fuzzyGet(typed, editsAllowed(name)))
     consider(other, edits);
-  for (const swap of adjacentSwaps(folded)) {
+  for (const swap of adjacentSwaps(typed)) {
     const other = byFolded.get(swap);
     if (other) consider(other, 1);
   }

@@ -71,15 +71,16 @@ describe("supervision of stdio backends", () => {
     await expect.poll(() => broker.broker.health().sources["/fx"]!.up).toBe(false);
     expect((await fetch(`${broker.url}/healthz`)).status).toBe(503);
 
-    const pending = waitingCall();
-    await pending.waiting;
     const echo = await broker.post("/meta_call", {
       path: "/demo/echo",
       args: { message: "unaffected" },
     });
     expect(echo.body.output.content[0].text).toBe("Echo: unaffected");
-    expect(broker.broker.health().sources["/fx"]!.up).toBe(false);
 
+    // The call waits 5 s at most: the start is let go as soon as the call is seen waiting.
+    const pending = waitingCall();
+    await pending.waiting;
+    expect(broker.broker.health().sources["/fx"]!.up).toBe(false);
     rmSync(hold);
     const res = await pending.answer;
     expect(res.status).toBe(200);
