@@ -7,6 +7,7 @@
  */
 import { ConfigPath, currentConfigFolder, fromConfigFolder } from "./config-folder.js";
 import { z } from "zod";
+import { nameMeant } from "../contract/did-you-mean.js";
 import { SourceSandboxSchema } from "./sandbox-schema.js";
 
 export const RENDER_MODES = ["mcp", "text", "json"] as const;
@@ -557,13 +558,17 @@ export function configSchema(
   sources: readonly [SourceSchema, ...SourceSchema[]],
   toolsets: z.ZodType<ToolsetsSettings>,
 ) {
-  const backends = sources.flatMap((s) => [...(s._zod.propValues.backend ?? [])]).join(", ");
+  const kinds = sources.flatMap((s) =>
+    [...(s._zod.propValues.backend ?? [])].filter((b): b is string => typeof b === "string"),
+  );
   const source = z.discriminatedUnion("backend", sources, {
     // Zod's own words for an unknown discriminator ("Invalid input") say neither what nor which.
-    error: (issue) =>
-      issue.code === "invalid_union"
-        ? `no backend ${JSON.stringify((issue.input as { backend?: unknown } | undefined)?.backend) ?? "given"}: a source's "backend" is one of ${backends}`
-        : undefined,
+    error: (issue) => {
+      if (issue.code !== "invalid_union") return undefined;
+      const given = (issue.input as { backend?: unknown } | undefined)?.backend;
+      const meant = typeof given === "string" ? nameMeant(given, kinds) : "";
+      return `no backend ${JSON.stringify(given) ?? "given"}${meant}: a source's "backend" is one of ${kinds.join(", ")}`;
+    },
   });
   const node = nodeSchema(source);
   return z.strictObject({

@@ -1,16 +1,29 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { nearestName } from "./nearest-name.js";
 
 /**
  * A zod error map that words a key an object does not take with the key of
  * that object it likely stands for, so that a person or a model can correct
- * it in one step: `Unrecognized key: "arg" (did you mean "args"?)`. Every
- * other issue keeps zod's own words.
+ * it in one step: `Unrecognized key: "arg" (did you mean "args"?)`; and a
+ * text that is none of the options, with the option it likely stands for
+ * (`"flta"`: `Invalid option: expected one of "meta"|"flat"|"both" (did you
+ * mean "flat"?)`). Every other issue keeps zod's own words.
  *
  * @example
  * schema.safeParse(input, KEY_MEANT)
  */
-export const KEY_MEANT: z.core.ParseContext<z.core.$ZodIssue> = { error: unrecognizedKeys };
+export const KEY_MEANT: z.core.ParseContext<z.core.$ZodIssue> = {
+  error: (issue) => unrecognizedKeys(issue) ?? optionMeant(issue),
+};
+
+function optionMeant(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== "invalid_value" || typeof issue.input !== "string") return undefined;
+  const options = issue.values.filter((v): v is string => typeof v === "string");
+  const meant = options.length > 1 ? nearestName(issue.input, options) : undefined;
+  if (meant === undefined) return undefined;
+  const expected = z.core.util.joinValues(issue.values, "|");
+  return `Invalid option: expected one of ${expected} (did you mean ${JSON.stringify(meant)}?)`;
+}
 
 function unrecognizedKeys(issue: z.core.$ZodRawIssue): string | undefined {
   if (issue.code !== "unrecognized_keys") return undefined;

@@ -157,6 +157,19 @@ describe("config", () => {
     ).toEqual([
       '$.tree.children[0].source.backend: no backend given: a source\'s "backend" is one of stdio, http, emcp, command, openapi, wasm, registry, builtin',
     ]);
+    expect(
+      problems({ tree: [{ path: "/a", source: { backend: "stido", command: "x" } }] }),
+    ).toEqual([
+      '$.tree[0].source.backend: no backend "stido" (did you mean stdio?): a source\'s "backend" is one of stdio, http, emcp, command, openapi, wasm, registry, builtin',
+    ]);
+    expect(
+      problems({
+        tree: [{ path: "/a", source: { backend: "stdio", command: "x" } }],
+        expose: "flta",
+      }),
+    ).toEqual([
+      '$.expose: Invalid option: expected one of "meta"|"flat"|"both" (did you mean "flat"?)',
+    ]);
   });
 
   it("names what is wrong with any backend value, never the tree's shape", () => {

@@ -27,6 +27,20 @@ describe("KEY_MEANT", () => {
     ]);
   });
 
+  it("names the option a mistyped one likely stands for, in zod's words otherwise", () => {
+    const Expose = z.strictObject({ expose: z.enum(["meta", "flat", "both"]) });
+    expect(messages(Expose, { expose: "flta" })).toEqual([
+      'Invalid option: expected one of "meta"|"flat"|"both" (did you mean "flat"?)',
+    ]);
+    expect(messages(Expose, { expose: "Meta" })).toEqual([
+      'Invalid option: expected one of "meta"|"flat"|"both" (did you mean "meta"?)',
+    ]);
+    for (const input of [{ expose: "nothing-like-it" }, { expose: 3 }])
+      expect(messages(Expose, input)).toEqual(
+        Expose.safeParse(input).error!.issues.map((issue) => issue.message),
+      );
+  });
+
   it("never names a key that was given too, and keeps zod's words for every other issue", () => {
     expect(messages(Call, { path: "/a", args: {}, arg: {} })).toEqual(['Unrecognized key: "arg"']);
     expect(messages(Call, { path: 1, args: {} })).toEqual(
