@@ -138,6 +138,10 @@ describe("config", () => {
       '$.http: Unrecognized keys: "statless" (did you mean "stateless"?), "zzzzzz"',
       '$: Unrecognized key: "expos" (did you mean "expose"?)',
     ]);
+    // A source's keys written on its node: where they belong.
+    expect(problems({ tree: [{ path: "/x", backend: "stdio", command: "srv" }] })).toEqual([
+      '$.tree[0]: Unrecognized keys: "backend" (it belongs inside "source"), "command" (it belongs inside "source")',
+    ]);
     // A key of another object is not named: `tool_filter` belongs to a source, not to a node.
     expect(problems({ tree: [{ path: "/x", tool_filtr: [] }] })).toEqual([
       '$.tree[0]: Unrecognized key: "tool_filtr"',
