@@ -6,6 +6,8 @@
  */
 import { TASK_STATUSES } from "../../tasks/task.js";
 import { z } from "zod";
+import { isJsonObject } from "../../contract/json-text.js";
+import { keyMeant } from "../../contract/key-meant.js";
 import { normalizePath } from "../../tree/path.js";
 
 const TreePath = z
@@ -43,18 +45,40 @@ export const DescribeRequest = z.strictObject({
     .describe("typescript: declare the tools under path, for meta_run."),
 });
 
-export const CallRequest = z.strictObject({
-  path: TreePath,
-  args: z
-    .record(z.string(), z.unknown(), {
-      error: (issue) =>
-        typeof issue.input === "string"
-          ? "expected an object of named arguments, not a string: send the object itself, without quotes around it"
-          : "expected an object of named arguments",
-    })
-    .default({})
-    .describe("Arguments of the tool, as its args_schema says."),
-});
+export const CallRequest = z.strictObject(
+  {
+    path: TreePath,
+    args: z
+      .record(z.string(), z.unknown(), {
+        error: (issue) =>
+          typeof issue.input === "string"
+            ? "expected an object of named arguments, not a string: send the object itself, without quotes around it"
+            : "expected an object of named arguments",
+      })
+      .default({})
+      .describe("Arguments of the tool, as its args_schema says."),
+  },
+  { error: argumentsBeside },
+);
+
+const CALL_KEYS = ["path", "args"];
+
+/**
+ * A call whose tool arguments were written beside `path` instead of inside
+ * `args` (a model's common slip) is told where they go, with its own keys;
+ * every other issue keeps the words of the parse.
+ */
+function argumentsBeside(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== "unrecognized_keys" || !isJsonObject(issue.input)) return undefined;
+  const input = issue.input;
+  // "arg" for "args" is a typo, named as such by the parse's own words.
+  if (Object.hasOwn(input, "args") || issue.keys.some((k) => keyMeant(k, CALL_KEYS, input)))
+    return undefined;
+  const keys = issue.keys.map((key) => JSON.stringify(key));
+  const path = typeof input.path === "string" ? JSON.stringify(input.path) : "…";
+  const example = `{"path": ${path}, "args": {${keys.map((k) => `${k}: …`).join(", ")}}}`;
+  return `Unrecognized key${keys.length === 1 ? "" : "s"}: ${keys.join(", ")}: a tool's arguments go inside "args", as ${example}`;
+}
 
 /** The longest query searched as it is: a request for a tool is a sentence, not a document. */
 export const MAX_QUERY_CHARS = 1000;
