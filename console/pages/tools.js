@@ -148,13 +148,17 @@ async function showSearch(query, results, tree, health) {
   }
   replace(results, h("p", {}, "Searching…"));
   try {
-    const { results: found } = await api.search(query);
+    const { results: found, notice } = await api.search(query);
     tree.hidden = true;
     replace(
       results,
       h("h3", {}, `Results for “${query}”`),
+      // The broker's own words: what was not searched, or where to look when nothing was found.
+      notice && h("p", { class: "hint" }, notice),
       found.length === 0
-        ? h("p", {}, "No tool matches. Try other words, or browse the tree.")
+        ? notice
+          ? null
+          : h("p", {}, "No tool matches. Try other words, or browse the tree.")
         : h(
             "ol",
             { class: "found" },

@@ -171,6 +171,12 @@ describe("the web console", () => {
 
   it.runIf(why === "")("finds a tool by search and opens its page", async () => {
     const page = await signedIn(admin);
+    // Nothing found: the broker's notice says where to look.
+    await page.getByRole("searchbox", { name: "Search tools" }).fill("zyzzyva quux");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page
+      .getByText(/^no tool matched a word of the query; .*browse \/ with meta_tree/)
+      .waitFor();
     await page.getByRole("searchbox", { name: "Search tools" }).fill("process id");
     await page.getByRole("button", { name: "Search" }).click();
     await page.getByRole("link", { name: "/fx/pid" }).click();
