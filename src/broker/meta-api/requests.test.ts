@@ -16,6 +16,10 @@ describe("CallRequest", () => {
     expect(problemsOf({ path: "/demo/add", a: 2, b: 3 })).toEqual([
       '$: Unrecognized keys: "a", "b": a tool\'s arguments go inside "args", as {"path": "/demo/add", "args": {"a": …, "b": …}}',
     ]);
+    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i]));
+    expect(problemsOf({ path: "/x", ...many })?.[0]).toMatch(
+      /as \{"path": "\/x", "args": \{"k0": …, (?:"k\d+": …, ){6}"k7": …, …\}\}$/,
+    );
     expect(problemsOf({ path: "/demo/echo", message: "hi" })).toEqual([
       '$: Unrecognized key: "message": a tool\'s arguments go inside "args", as {"path": "/demo/echo", "args": {"message": …}}',
     ]);

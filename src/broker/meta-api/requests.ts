@@ -76,7 +76,8 @@ function argumentsBeside(issue: z.core.$ZodRawIssue): string | undefined {
     return undefined;
   const keys = issue.keys.map((key) => JSON.stringify(key));
   const path = typeof input.path === "string" ? JSON.stringify(input.path) : "…";
-  const example = `{"path": ${path}, "args": {${keys.map((k) => `${k}: …`).join(", ")}}}`;
+  const shown = keys.slice(0, 8).map((k) => `${k}: …`);
+  const example = `{"path": ${path}, "args": {${[...shown, ...(keys.length > 8 ? ["…"] : [])].join(", ")}}}`;
   return `Unrecognized key${keys.length === 1 ? "" : "s"}: ${keys.join(", ")}: a tool's arguments go inside "args", as ${example}`;
 }
 
