@@ -446,6 +446,26 @@ export class Broker {
   }
 
   /**
+   * A call of a node: what it holds, as far as the caller may see, so that
+   * a model can call the tool it meant next rather than list the node first.
+   */
+  private notATool(node: TreeEntry, principal: Principal): BrokerError {
+    const children = reaches(principal, "tree", node.path)
+      ? this.list(node.path, principal).children
+      : [];
+    const shown = children.slice(0, NODES_NAMED).map((c) => c.path);
+    const more =
+      children.length > shown.length ? `, and ${children.length - shown.length} more` : "";
+    const holds =
+      shown.length === 0
+        ? "; use meta_tree to list what is under it"
+        : ` (it holds ${shown.join(", ")}${more}); call one of its tools (meta_desc on it says how), or use meta_tree to list what is under it`;
+    return new BrokerError("invalid_params", `${node.path} is a node, not a tool${holds}`, {
+      path: node.path,
+    });
+  }
+
+  /**
    * Takes a token of the config's rate limits for a request at `path` that
    * reaches no source (a search, a registry method): every request a caller
    * can make counts, not only calls. `rate_limited` when a bucket is empty.
@@ -465,13 +485,15 @@ export class Broker {
   }
 
   async call(path: string, args: unknown, caller: CallerContext): Promise<CallOutput> {
+    let entry: TreeEntry;
     try {
-      this.visible(path, caller.principal);
+      entry = this.visible(path, caller.principal);
     } catch (err) {
       if (!(await this.joinedOnStart(path, caller))) throw err;
-      this.visible(path, caller.principal);
+      entry = this.visible(path, caller.principal);
     }
-    const leaf = this.current.tool(path);
+    if (entry.type === "node") throw this.notATool(entry, caller.principal);
+    const leaf = entry;
     if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
       throw new BrokerError(
         "invalid_params",

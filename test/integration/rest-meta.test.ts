@@ -225,9 +225,12 @@ describe("POST /meta_call", () => {
   });
 
   it("400 on a node, 404 on a missing path", async () => {
-    expect(
-      (await broker.post("/meta_call", { path: "/demo", args: {} })).body.error.message,
-    ).toMatch(/is a node, not a tool/);
+    expect((await broker.post("/meta_call", { path: "/demo", args: {} })).body.error.message).toBe(
+      "/demo is a node, not a tool (it holds /demo/echo, /demo/get-structured-content, /demo/add, /demo/get-tiny-image); call one of its tools (meta_desc on it says how), or use meta_tree to list what is under it",
+    );
+    expect((await broker.post("/meta_call", { path: "/empty", args: {} })).body.error.message).toBe(
+      "/empty is a node, not a tool; use meta_tree to list what is under it",
+    );
     expect((await broker.post("/meta_call", { path: "/demo/nope", args: {} })).status).toBe(404);
   });
 
