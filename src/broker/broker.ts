@@ -26,7 +26,14 @@ import { DEFAULT_REGISTRY_MOUNT, skeletonWithRegistry } from "./registry-tree.js
 import { SourceView } from "./source-view.js";
 import { searchableTools } from "../tool-search/tool-documents.js";
 import { treeOfSources } from "./tree-of-sources.js";
-import { describeEntry, firstChildren, foundTool, pageOf, summarizeEntry } from "./views.js";
+import {
+  describeEntry,
+  firstChildren,
+  foundTool,
+  namedFew,
+  pageOf,
+  summarizeEntry,
+} from "./views.js";
 import type { SourceSandbox } from "../config/sandbox-schema.js";
 import { sandboxPlanOf } from "../isolation/sandbox/sandbox-plan.js";
 import type {
@@ -422,9 +429,7 @@ export class Broker {
       .filter((m) => isWithin(m.id, path) && sees(principal, m.id) && this.toolsNotKnown(m.id))
       .map((m) => m.id);
     if (absent.length === 0) return undefined;
-    const named = absent.slice(0, NODES_NAMED).join(", ");
-    const more = absent.length > NODES_NAMED ? ` and ${absent.length - NODES_NAMED} more` : "";
-    return `not searched: the tools of ${named}${more}, not up yet (meta_tree on a node says why)`;
+    return `not searched: the tools of ${namedFew(absent)}, not up yet (meta_tree on a node says why)`;
   }
 
   /**
@@ -435,13 +440,10 @@ export class Broker {
   private nothingFound(under: TreeEntry, principal: Principal): string {
     const where = under.path === "/" ? "" : ` under ${under.path}`;
     const children = under.type === "node" ? this.list(under.path, principal).children : [];
-    const shown = children.slice(0, NODES_NAMED).map((c) => c.path);
-    const more =
-      children.length > shown.length ? `, and ${children.length - shown.length} more` : "";
     const browse =
-      shown.length === 0
+      children.length === 0
         ? ""
-        : `, or browse ${under.path} with meta_tree (it holds ${shown.join(", ")}${more})`;
+        : `, or browse ${under.path} with meta_tree (it holds ${namedFew(children.map((c) => c.path))})`;
     return `no tool${where} matched a word of the query; try other words for what the tool does (an action and what it acts on)${browse}`;
   }
 
@@ -453,13 +455,10 @@ export class Broker {
     const children = reaches(principal, "tree", node.path)
       ? this.list(node.path, principal).children
       : [];
-    const shown = children.slice(0, NODES_NAMED).map((c) => c.path);
-    const more =
-      children.length > shown.length ? `, and ${children.length - shown.length} more` : "";
     const holds =
-      shown.length === 0
+      children.length === 0
         ? "; use meta_tree to list what is under it"
-        : ` (it holds ${shown.join(", ")}${more}); call one of its tools (meta_desc on it says how), or use meta_tree to list what is under it`;
+        : ` (it holds ${namedFew(children.map((c) => c.path))}); call one of its tools (meta_desc on it says how), or use meta_tree to list what is under it`;
     return new BrokerError("invalid_params", `${node.path} is a node, not a tool${holds}`, {
       path: node.path,
     });
@@ -906,9 +905,6 @@ export class Broker {
     for (const problem of problems) this.log.warn({ problem }, message);
   }
 }
-
-/** The entries under the path searched that a search which found nothing names. */
-const NODES_NAMED = 8;
 
 /**
  * After a rebuild of the tree that took T, the next waits at least this many

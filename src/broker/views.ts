@@ -12,6 +12,18 @@ import type {
   ToolDescription,
 } from "./meta-api/answers.js";
 
+/** The paths an answer's words name at most: a model reads them. */
+const MOST_NAMED = 8;
+
+/**
+ * Paths named in words, the first eight and how many more:
+ * "/demo, /memory, and 3 more".
+ */
+export function namedFew(paths: readonly string[]): string {
+  const more = paths.length > MOST_NAMED ? `, and ${paths.length - MOST_NAMED} more` : "";
+  return `${paths.slice(0, MOST_NAMED).join(", ")}${more}`;
+}
+
 export function summarizeEntry(entry: TreeEntry): EntrySummary {
   const out: EntrySummary = {
     path: entry.path,
