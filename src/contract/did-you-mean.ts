@@ -25,3 +25,24 @@ export function nameMeant(name: string, names: Iterable<string>): string {
   const meant = nearestName(name, names);
   return didYouMean(meant === undefined ? [] : [meant]);
 }
+
+/**
+ * The words naming a value or key likely meant, quoted as the JSON it is
+ * written in: ` (did you mean "celsius"?)`; none for nothing.
+ */
+export function quotedMeant(meant: string | undefined): string {
+  return meant === undefined ? "" : ` (did you mean ${JSON.stringify(meant)}?)`;
+}
+
+/**
+ * quotedMeant for a text value that is none of `options`: the one a typo
+ * of it likely stands for, if any; none for a value that is not text.
+ *
+ * @example
+ * `must be one of "celsius", "fahrenheit"${valueMeant("Celsius", ["celsius", "fahrenheit"])}`
+ */
+export function valueMeant(given: unknown, options: readonly unknown[]): string {
+  if (typeof given !== "string") return "";
+  const words = options.filter((option): option is string => typeof option === "string");
+  return quotedMeant(nearestName(given, words));
+}

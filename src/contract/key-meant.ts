@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { quotedMeant, valueMeant } from "./did-you-mean.js";
 import { nearestName } from "./nearest-name.js";
 
 /**
@@ -17,12 +18,12 @@ export const KEY_MEANT: z.core.ParseContext<z.core.$ZodIssue> = {
 };
 
 function optionMeant(issue: z.core.$ZodRawIssue): string | undefined {
-  if (issue.code !== "invalid_value" || typeof issue.input !== "string") return undefined;
-  const options = issue.values.filter((v): v is string => typeof v === "string");
-  const meant = options.length > 1 ? nearestName(issue.input, options) : undefined;
-  if (meant === undefined) return undefined;
-  const expected = z.core.util.joinValues(issue.values, "|");
-  return `Invalid option: expected one of ${expected} (did you mean ${JSON.stringify(meant)}?)`;
+  if (issue.code !== "invalid_value") return undefined;
+  // One value is a literal: zod's words for it stay.
+  if (issue.values.filter((v) => typeof v === "string").length < 2) return undefined;
+  const meant = valueMeant(issue.input, issue.values);
+  if (meant === "") return undefined;
+  return `Invalid option: expected one of ${z.core.util.joinValues(issue.values, "|")}${meant}`;
 }
 
 /** What of a zod schema's definition says which keys it takes. */
@@ -76,8 +77,7 @@ function keysTaken(schema: SchemaParts | undefined): string[] {
  */
 export function keyMeant(key: string, keys: readonly string[], given: object): string {
   const known = keys.filter((k) => !Object.hasOwn(given, k));
-  const meant = nearestName(key, known) ?? wordMissing(key, known);
-  return meant === undefined ? "" : ` (did you mean ${JSON.stringify(meant)}?)`;
+  return quotedMeant(nearestName(key, known) ?? wordMissing(key, known));
 }
 
 /**

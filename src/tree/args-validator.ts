@@ -30,6 +30,7 @@ import { RE2JS } from "re2js";
 import { BrokerError } from "../contract/errors.js";
 import { nestsDeeperThan } from "../contract/json-depth.js";
 import { nearestName } from "../contract/nearest-name.js";
+import { valueMeant } from "../contract/did-you-mean.js";
 import { typeMismatch } from "./type-mismatch.js";
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
@@ -240,10 +241,7 @@ function describeError(
     }
     case "enum": {
       const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
-      const given = at(args, e.instancePath);
-      const words = allowed.filter((v): v is string => typeof v === "string");
-      const meant = typeof given === "string" ? nearestName(given, words) : undefined;
-      const typo = meant === undefined ? "" : ` (did you mean ${JSON.stringify(meant)}?)`;
+      const typo = valueMeant(at(args, e.instancePath), allowed);
       return `argument '${where}' must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}${typo}`;
     }
   }
