@@ -6,7 +6,7 @@ import { compose, policyLinks } from "../policy/chain.js";
 import type { Next } from "../policy/link.js";
 import type { ApprovalGate } from "../policy/approval/index.js";
 import type { BrokerParts } from "./broker-parts.js";
-import { dispatch } from "./dispatch.js";
+import { toSource } from "./to-source.js";
 
 /** The policy a config asks for: its chain around the call to the source, and its rate limits. */
 export interface Policy {
@@ -46,13 +46,7 @@ export function policyFor(
       log.warn({ path, what }, "a backend relayed more than a request may (relay budget)"),
   });
   return {
-    invoke: compose(links, (request) => {
-      const router = parts.sources.ready(request.source, request.ctx.signal);
-      // A source that is up is called without a turn of the event loop.
-      return router instanceof Promise
-        ? router.then((r) => dispatch(r, request))
-        : dispatch(router, request);
-    }),
+    invoke: compose(links, (request) => toSource(parts.sources, request)),
     rateLimits: new RateLimits(rateLimits),
   };
 }

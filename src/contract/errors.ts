@@ -67,6 +67,19 @@ export class BrokerError extends Error {
 }
 
 /**
+ * A request that surely never reached its backend (the connection to it was
+ * refused, or its host did not resolve): nothing ran, so the broker may send
+ * it again once the source is back, where any other failure of a request in
+ * flight is the caller's to retry. A source throws it after reporting itself
+ * down; on the wire it is the `unavailable` it carries.
+ */
+export class NotDelivered extends BrokerError {
+  constructor(error: BrokerError) {
+    super(error.kind, error.message, error.details);
+  }
+}
+
+/**
  * Any thrown value as a BrokerError. Unknown failures become `internal` with a
  * generic message, because their text may carry paths or secrets of the host.
  */

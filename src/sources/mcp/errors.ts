@@ -6,7 +6,7 @@ import {
   SdkHttpError,
 } from "@modelcontextprotocol/client";
 import { BrokerError, type BackendProtocolError } from "../../contract/errors.js";
-import { failureText } from "./failure-text.js";
+import { failureText, systemCodeOf } from "./failure-text.js";
 
 /** A failure of a request to an MCP backend, as the broker's error kinds. */
 export function backendError(err: unknown, source: string, what: string): BrokerError {
@@ -59,4 +59,24 @@ export function isConnectionLost(err: unknown): boolean {
   if (err instanceof SdkError) return err.code === SdkErrorCode.ConnectionClosed;
   const code = (err as { cause?: { code?: string } })?.cause?.code;
   return err instanceof TypeError || code === "ECONNREFUSED" || code === "ECONNRESET";
+}
+
+/**
+ * The system's codes for a connection that was never made: a request that
+ * failed with one of them was not sent. A reset or a timeout is not among
+ * them: the request may have arrived before it.
+ */
+const NOT_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** Whether a failed request surely never reached the backend: its connection was never made. */
+export function neverSent(err: unknown): boolean {
+  const code = systemCodeOf(err);
+  return code !== undefined && NOT_CONNECTED.has(code);
 }

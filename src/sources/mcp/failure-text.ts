@@ -41,6 +41,11 @@ function inCauses<T>(err: unknown, pick: (e: object) => T | undefined): T | unde
   return undefined;
 }
 
+/** The system's code for why `err` (or one of its causes) happened, where it is one named here. */
+export function systemCodeOf(err: unknown): string | undefined {
+  return inCauses(err, systemCode);
+}
+
 function systemCode(e: object): string | undefined {
   const code = (e as { code?: unknown }).code;
   return typeof code === "string" && (Object.hasOwn(SYSTEM_MEANING, code) || TLS_CODE.test(code))
@@ -65,7 +70,7 @@ function httpStatus(e: object): number | undefined {
  * log.
  */
 export function failureText(err: unknown): string {
-  const code = inCauses(err, systemCode);
+  const code = systemCodeOf(err);
   if (code !== undefined)
     return SYSTEM_MEANING[code] ?? `its TLS certificate was not accepted (${code})`;
   const status = inCauses(err, httpStatus);

@@ -12,7 +12,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/client";
 import { z } from "zod";
-import { BrokerError } from "../../contract/errors.js";
+import { BrokerError, NotDelivered } from "../../contract/errors.js";
 import type { Logger } from "../../contract/log.js";
 import type {
   CacheHint,
@@ -28,7 +28,7 @@ import { coalesced } from "./coalesced.js";
 import { DEFAULT_START_TIMEOUT_S, type Revision } from "./config.js";
 import { ConfiguredRoots } from "./configured-roots.js";
 import type { SoleClient } from "../../contract/sole-client.js";
-import { backendError, isConnectionLost } from "./errors.js";
+import { backendError, isConnectionLost, neverSent } from "./errors.js";
 import { fetchTools } from "./fetch-tools.js";
 import { startFailure, startWithin } from "./start-within.js";
 import { InFlight } from "./in-flight.js";
@@ -330,12 +330,19 @@ export class McpSource implements Router, Relayed {
       try {
         return await send(client, options);
       } catch (err) {
-        // A remote backend that went away shows only as failed requests: reconnect it.
-        if (!ctx.signal.aborted && isConnectionLost(err)) void client.close();
+        if (ctx.signal.aborted) throw backendError(ctx.signal.reason, this.name, what);
         // What the answer leaves out (an error page the backend sent) is here.
-        if (!ctx.signal.aborted && !(err instanceof ProtocolError))
+        if (!(err instanceof ProtocolError))
           this.log.warn({ source: this.name, what, err: errorText(err) }, "backend request failed");
-        throw backendError(ctx.signal.aborted ? ctx.signal.reason : err, this.name, what);
+        const error = backendError(err, this.name, what);
+        if (neverSent(err)) {
+          // Down before the request leaves, so that it can wait for the restart and go again.
+          await client.close().catch(() => undefined);
+          throw new NotDelivered(error);
+        }
+        // A remote backend that went away shows only as failed requests: reconnect it.
+        if (isConnectionLost(err)) void client.close();
+        throw error;
       }
     });
   }

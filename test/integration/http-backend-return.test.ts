@@ -1,0 +1,94 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Supervisor } from "../../src/broker/supervisor.js";
+import { startBroker, type TestBroker } from "../helpers/broker.js";
+import { answerWithMcp } from "../helpers/loopback-mcp.js";
+
+/**
+ * A remote MCP server that went away while the broker was not looking: the
+ * broker learns it from the next call, whose connection is refused. That
+ * call never reached the backend, so it waits for the source's restart, as a
+ * call made while the source is known down does, and is sent again.
+ */
+let broker: TestBroker;
+let backend: Server | undefined;
+let port = 0;
+let instance = 0;
+
+/** A stateless MCP server on the backend's port, whose `instance` tool says which start it is. */
+async function listen(): Promise<void> {
+  const served = ++instance;
+  const server = createServer((req, res) => {
+    // No connection kept between calls: a server gone refuses the next one at once.
+    res.setHeader("connection", "close");
+    const mcp = new McpServer({ name: "returning", version: "1" });
+    mcp.registerTool("instance", { description: "Which start of the server answers." }, () => ({
+      content: [{ type: "text", text: String(served) }],
+    }));
+    void answerWithMcp(mcp, req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+  backend = server;
+}
+
+function stop(): Promise<void> {
+  const server = backend!;
+  backend = undefined;
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+const call = () => broker.post("/meta_call", { path: "/remote/instance", args: {} });
+
+beforeAll(async () => {
+  await listen();
+  broker = await startBroker({
+    tree: [{ path: "/remote", source: { backend: "http", url: `http://127.0.0.1:${port}/mcp` } }],
+  });
+});
+afterAll(async () => {
+  await broker?.close();
+  if (backend) await stop();
+});
+
+describe("an HTTP backend that went away", () => {
+  it("the call that finds it gone waits for the restart and is answered by the server back", async () => {
+    expect((await call()).body.output.content[0].text).toBe("1");
+    await stop();
+
+    // The server comes back as soon as the refused call waits for the source's restart.
+    const original = Supervisor.prototype.ready;
+    const waited: Promise<unknown>[] = [];
+    const ready = vi.spyOn(Supervisor.prototype, "ready").mockImplementation(function (
+      this: Supervisor,
+      signal,
+    ) {
+      const router = original.call(this, signal);
+      if (router instanceof Promise) waited.push(listen());
+      return router;
+    });
+    try {
+      const res = await call();
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.output.content[0].text).toBe("2");
+      expect(waited).toHaveLength(1);
+      expect(ready).toHaveBeenCalledTimes(2);
+    } finally {
+      ready.mockRestore();
+    }
+    expect(broker.broker.health().sources["/remote"]).toMatchObject({ up: true, restarts: 1 });
+  });
+
+  it("not back: the call is refused saying why the restart failed and when the next is", async () => {
+    await stop();
+    const res = await call();
+    expect(res.status).toBe(503);
+    expect(res.body.error.kind).toBe("unavailable");
+    expect(res.body.error.message).toMatch(
+      /^source \/remote failed to start \(attempt 1\) and is retried: .*nothing listens at that address \(connection refused\) \(next attempt in \d+ s\)$/,
+    );
+  });
+});
