@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { z } from "zod";
-import { KEY_MEANT } from "../contract/key-meant.js";
+import { KEY_MEANT, keyMeant } from "../contract/key-meant.js";
+import { KeyPlaces } from "./key-places.js";
 import type { Config } from "./schema.js";
 import { ConfigError, jsonPath } from "./errors.js";
 import { substituteEnv } from "./env.js";
@@ -34,7 +35,9 @@ export function parseConfig(
   if (problems.length === 0) {
     const result = schema.safeParse(substituted, KEY_MEANT);
     if (result.success) return result.data;
-    problems.push(...describeIssues(result.error.issues, [], substituted));
+    let places: KeyPlaces | undefined;
+    const placesOf = () => (places ??= new KeyPlaces(schema));
+    problems.push(...describeIssues(result.error.issues, [], substituted, placesOf));
   }
   throw new ConfigError(file, translated ? problems.map(inServerTerms(translated)) : problems);
 }
@@ -94,14 +97,17 @@ function describeIssues(
   issues: readonly z.core.$ZodIssue[],
   prefix: PropertyKey[],
   input: unknown,
+  places: () => KeyPlaces,
 ): string[] {
   return issues.flatMap((issue) => {
     const path = [...prefix, ...issue.path];
+    if (issue.code === "unrecognized_keys")
+      return [`${jsonPath(path)}: ${unrecognizedKeys(issue.keys, path, input, places())}`];
     if (issue.code === "invalid_union" && issue.errors.length > 0) {
       const typed = issue.errors.find(
         (branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0),
       );
-      if (typed) return describeIssues(typed, path, input);
+      if (typed) return describeIssues(typed, path, input, places);
       if (path.length === 1 && path[0] === "tree")
         return [`${jsonPath(path)}: expected a list of nodes or one root node object`];
       const expected = new Set(
@@ -116,6 +122,24 @@ function describeIssues(
     }
     return [`${jsonPath(path)}: ${issue.message}`];
   });
+}
+
+/**
+ * Keys an object does not take, each with the key it likely stands for or,
+ * written in the wrong object, where it goes.
+ */
+function unrecognizedKeys(
+  keys: readonly string[],
+  path: readonly PropertyKey[],
+  input: unknown,
+  places: KeyPlaces,
+): string {
+  const given = (valueAt(input, path) ?? {}) as object;
+  const known = places.keysAt(path, given);
+  const words = keys.map(
+    (key) => `${JSON.stringify(key)}${keyMeant(key, known, given) || places.elsewhere(key, path)}`,
+  );
+  return `Unrecognized key${keys.length === 1 ? "" : "s"}: ${words.join(", ")}`;
 }
 
 /** The value at `path` of a parsed JSON document, if there is one. */

@@ -26,45 +26,18 @@ function optionMeant(issue: z.core.$ZodRawIssue): string | undefined {
   return `Invalid option: expected one of ${z.core.util.joinValues(issue.values, "|")}${meant}`;
 }
 
-/** What of a zod schema's definition says which keys it takes. */
-interface SchemaParts {
-  readonly _zod?: {
-    readonly def?: {
-      readonly shape?: Readonly<Record<string, SchemaParts>>;
-      readonly innerType?: SchemaParts;
-      readonly options?: readonly SchemaParts[];
-    };
-  };
+/** What of a zod object schema's definition says which keys it takes. */
+interface ObjectParts {
+  readonly _zod?: { readonly def?: { readonly shape?: Readonly<Record<string, unknown>> } };
 }
 
 function unrecognizedKeys(issue: z.core.$ZodRawIssue): string | undefined {
   if (issue.code !== "unrecognized_keys") return undefined;
   // The object that refused the keys: its shape holds the keys it takes.
-  const shape = (issue.inst as SchemaParts | undefined)?._zod?.def?.shape ?? {};
-  const known = Object.keys(shape);
+  const known = Object.keys((issue.inst as ObjectParts | undefined)?._zod?.def?.shape ?? {});
   const given = issue.input as object;
-  const keys = issue.keys.map(
-    (key) => `${JSON.stringify(key)}${keyMeant(key, known, given) || belongsIn(key, shape)}`,
-  );
+  const keys = issue.keys.map((key) => `${JSON.stringify(key)}${keyMeant(key, known, given)}`);
   return `Unrecognized key${keys.length === 1 ? "" : "s"}: ${keys.join(", ")}`;
-}
-
-/**
- * Where a key written one level too high belongs: the one field of the
- * refusing object whose own object takes it (a node's `"command"` is its
- * `source`'s), or nothing.
- */
-function belongsIn(key: string, shape: Readonly<Record<string, SchemaParts>>): string {
-  const holders = Object.keys(shape).filter((field) => keysTaken(shape[field]).includes(key));
-  return holders.length === 1 ? ` (it belongs inside ${JSON.stringify(holders[0])})` : "";
-}
-
-/** The keys an object schema takes, through optional and default wrappers and a union's options. */
-function keysTaken(schema: SchemaParts | undefined): string[] {
-  const def = schema?._zod?.def;
-  if (def?.shape) return Object.keys(def.shape);
-  if (def?.innerType) return keysTaken(def.innerType);
-  return def?.options?.flatMap(keysTaken) ?? [];
 }
 
 /**

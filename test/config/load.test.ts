@@ -138,9 +138,9 @@ describe("config", () => {
       '$.http: Unrecognized keys: "statless" (did you mean "stateless"?), "zzzzzz"',
       '$: Unrecognized key: "expos" (did you mean "expose"?)',
     ]);
-    // A source's keys written on its node: where they belong.
+    // A source's keys written on its node: where they go.
     expect(problems({ tree: [{ path: "/x", backend: "stdio", command: "srv" }] })).toEqual([
-      '$.tree[0]: Unrecognized keys: "backend" (it belongs inside "source"), "command" (it belongs inside "source")',
+      '$.tree[0]: Unrecognized keys: "backend" (it goes in $.tree[0].source), "command" (it goes in $.tree[0].source)',
     ]);
     // A key of another object is not named: `tool_filter` belongs to a source, not to a node.
     expect(problems({ tree: [{ path: "/x", tool_filtr: [] }] })).toEqual([

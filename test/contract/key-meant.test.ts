@@ -27,25 +27,6 @@ describe("KEY_MEANT", () => {
     ]);
   });
 
-  it("says where a key written one level too high belongs, when one field takes it", () => {
-    const Source = z.discriminatedUnion("backend", [
-      z.strictObject({ backend: z.literal("stdio"), command: z.string() }),
-      z.strictObject({ backend: z.literal("http"), url: z.string() }),
-    ]);
-    const Node = z.strictObject({ path: z.string(), source: Source.optional() });
-    expect(messages(Node, { path: "/x", backend: "stdio", command: "srv" })).toEqual([
-      'Unrecognized keys: "backend" (it belongs inside "source"), "command" (it belongs inside "source")',
-    ]);
-    // Two fields that take it: neither is named.
-    const Two = z.strictObject({
-      a: z.object({ url: z.string() }),
-      b: z.object({ url: z.string() }),
-    });
-    expect(messages(Two, { a: { url: "" }, b: { url: "" }, url: "" })).toEqual([
-      'Unrecognized key: "url"',
-    ]);
-  });
-
   it("names the option a mistyped one likely stands for, in zod's words otherwise", () => {
     const Expose = z.strictObject({ expose: z.enum(["meta", "flat", "both"]) });
     expect(messages(Expose, { expose: "flta" })).toEqual([
