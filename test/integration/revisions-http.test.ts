@@ -127,6 +127,15 @@ describe("a 2026-07-28 client calling a 2025-era backend that asks for sampling"
     expect(textOf(result)).toBe('answer: forty-two to {"type":"text","text":"meaning?"}');
   });
 
+  it("a client that does not offer sampling is not asked: the backend is refused, the call answered", async () => {
+    const client = await modern("/mcp/fx", bearer(all));
+    const result = await client.callTool({ name: "ask", arguments: { question: "meaning?" } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain(
+      "sampling/createMessage refused: the client of the call in flight does not offer sampling",
+    );
+  });
+
   it("and elicitation the same way, answered by the client's own handler", async () => {
     const client = await connectModern(broker.url, bearer(all), {
       path: "/mcp/c25",

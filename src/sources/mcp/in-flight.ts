@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type { CallContext } from "../../contract/router.js";
 import type { SoleClient } from "../../contract/sole-client.js";
+import { capabilityLacking } from "./capability-lacking.js";
 
 /**
  * The calls a shared backend is working on, by client session. A backend's own
@@ -44,20 +45,29 @@ export class InFlight {
 
   /**
    * A backend's request (sampling, elicitation, roots) to the client whose
-   * call raised it; outside any call, to the sole client where there is one.
+   * call raised it, where that client offers what it needs; outside any
+   * call, to the sole client where there is one.
    */
   routeRequest(request: ServerRequest, signal: AbortSignal): Promise<ClientResult> {
     if (this.sole && this.calls.size === 0) return this.sole.request(request, signal);
     const caller = this.soleCaller();
     if (!caller?.request) {
-      throw new ProtocolError(
+      throw refused(
         ProtocolErrorCode.InvalidRequest,
-        (this.calls.size === 0
+        request,
+        this.calls.size === 0
           ? `${request.method} can only be relayed during a call from a client`
-          : `${request.method} cannot be routed: calls from several clients are in flight on this shared backend`) +
-          (request.method === "roots/list"
-            ? "; the source's `roots` setting gives this backend roots of its own"
-            : ""),
+          : `${request.method} cannot be routed: calls from several clients are in flight on this shared backend`,
+      );
+    }
+    const lacking =
+      caller.clientCapabilities && capabilityLacking(request, caller.clientCapabilities);
+    // What a client without the capability would answer: the call goes on, the backend decides.
+    if (lacking !== undefined) {
+      throw refused(
+        ProtocolErrorCode.MethodNotFound,
+        request,
+        `${request.method} refused: the client of the call in flight does not offer ${lacking}`,
       );
     }
     return caller.request(request, signal);
@@ -77,4 +87,13 @@ export class InFlight {
     else return false;
     return true;
   }
+}
+
+/** A backend's request refused, and for roots, how the backend can have some anyway. */
+function refused(code: ProtocolErrorCode, request: ServerRequest, why: string): ProtocolError {
+  const roots =
+    request.method === "roots/list"
+      ? "; the source's `roots` setting gives this backend roots of its own"
+      : "";
+  return new ProtocolError(code, why + roots);
 }
