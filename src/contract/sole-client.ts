@@ -27,11 +27,13 @@ export type AskClient = (request: ServerRequest, signal: AbortSignal) => Promise
  * serves many clients has none: such a request is refused there.
  *
  * Sources start before the client connects, so a request waits for the
- * client's 2025-era handshake, at most 30 s; a 2026-07-28 client has no
- * requests outside calls, and never finishes one.
+ * client's 2025-era handshake, at most 30 s. A 2026-07-28 client has no
+ * requests outside calls: once the client is known to speak it, requests
+ * are refused at once, those waiting too.
  */
 export class SoleClient {
   private ask: AskClient | undefined;
+  private modern = false;
   private asking = 0;
   private readonly attached = Promise.withResolvers<void>();
   private readonly rootsListeners = new Set<() => void>();
@@ -39,6 +41,12 @@ export class SoleClient {
   /** The client finished its handshake and can be asked with `ask`. */
   attach(ask: AskClient): void {
     this.ask = ask;
+    this.attached.resolve();
+  }
+
+  /** The client speaks 2026-07-28: nothing outside calls can reach it. */
+  speaksModern(): void {
+    this.modern = true;
     this.attached.resolve();
   }
 
@@ -56,7 +64,11 @@ export class SoleClient {
       if (this.ask === undefined) {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidRequest,
-          `${request.method} cannot reach the client: none finished a 2025-era handshake within ${ATTACH_WAIT_MS / 1000} s (a 2026-07-28 client is asked for input only during a call)`,
+          `${request.method} cannot reach the client: ${
+            this.modern
+              ? "it speaks 2026-07-28, whose clients are asked for input only during a call"
+              : `none finished a 2025-era handshake within ${ATTACH_WAIT_MS / 1000} s (a 2026-07-28 client is asked for input only during a call)`
+          }`,
         );
       }
       return await this.ask(request, signal);

@@ -29,6 +29,16 @@ describe("the sole client", () => {
     );
   });
 
+  it("refuses at once, those waiting too, once the client turns out to speak 2026-07-28", async () => {
+    const sole = new SoleClient();
+    const waiting = sole.request(listRoots, new AbortController().signal);
+    sole.speaksModern();
+    const why =
+      "roots/list cannot reach the client: it speaks 2026-07-28, whose clients are asked for input only during a call";
+    await expect(waiting).rejects.toThrow(why);
+    await expect(sole.request(listRoots, new AbortController().signal)).rejects.toThrow(why);
+  });
+
   it("lets eight requests wait for the client at once, refuses the ninth, and takes one again once one is answered", async () => {
     const sole = new SoleClient();
     const waiting = Array.from({ length: 8 }, () =>

@@ -15,8 +15,8 @@ afterEach(async () => {
 });
 
 /** A 2026-07-28 client of `mcp-broker stdio`, answering sampling requests with `answer`. */
-async function modernStdio(...flags: string[]): Promise<ModernClient> {
-  const [command, ...args] = cliArgv("stdio", config, "--log-level", "silent", ...flags) as [
+async function modernStdio(configFile = config, ...flags: string[]): Promise<ModernClient> {
+  const [command, ...args] = cliArgv("stdio", configFile, "--log-level", "silent", ...flags) as [
     string,
     ...string[],
   ];
@@ -63,9 +63,38 @@ describe("mcp-broker stdio, both revisions", () => {
   });
 
   it("serves one source as itself to a 2026-07-28 client (--server)", async () => {
-    const client = await modernStdio("--server", "fx");
+    const client = await modernStdio(config, "--server", "fx");
     const pid = await client.callTool({ name: "pid", arguments: {} });
     expect(Number(textOf(pid))).toBeGreaterThan(0);
+  });
+
+  it("refuses a backend's request outside calls as soon as the client turns out to speak 2026-07-28", async () => {
+    const asking = writeConfig({
+      registry: { predefined: false },
+      tree: [
+        {
+          path: "/fx",
+          source: {
+            backend: "stdio",
+            command: fixtureCommand(),
+            env: { FIXTURE_ROOTS_AT_START: "1" },
+          },
+        },
+      ],
+    });
+    const client = await modernStdio(asking);
+    const said = async () =>
+      textOf(
+        await client.callTool({
+          name: "meta_call",
+          arguments: { path: "/fx/roots_at_start", args: {} },
+        }),
+      );
+    // Not after the 30 s a 2025-era client's handshake is waited for.
+    await expect.poll(said, { timeout: 10_000 }).toMatch(/^refused: /);
+    expect(await said()).toContain(
+      "roots/list cannot reach the client: it speaks 2026-07-28, whose clients are asked for input only during a call",
+    );
   });
 
   it("still serves a 2025-era client that opens with initialize", async () => {

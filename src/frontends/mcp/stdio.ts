@@ -1,5 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import type { ClientResult, Server } from "@modelcontextprotocol/server";
+import { isJSONRPCRequest, type ClientResult, type Server } from "@modelcontextprotocol/server";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Broker } from "../../broker/broker.js";
 import { ALL_SCOPES } from "../../auth/scopes.js";
@@ -11,6 +11,7 @@ import { createMcpServer } from "./protocol/create-server.js";
 import { RelayedClientResult } from "./protocol/handler-host.js";
 import { InputBridge } from "./protocol/input-bridge.js";
 import { createSourceServer } from "./protocol/source-server.js";
+import { claimsModern } from "./transport/claims-modern.js";
 
 export interface McpStdioOptions {
   readonly broker: Broker;
@@ -68,6 +69,7 @@ export function serveMcpStdio(options: McpStdioOptions): McpStdio {
     },
     { transport: wire, onerror: (err) => log.warn({ err }, "MCP stdio error") },
   );
+  if (options.soleClient) tellWhenModern(wire, options.soleClient);
   // The transport closes itself when stdin ends or a write to stdout fails, and
   // then pauses stdin, so no "end" would ever come: its close is the signal.
   const servesTheConnection = wire.onclose;
@@ -83,6 +85,29 @@ export function serveMcpStdio(options: McpStdioOptions): McpStdio {
       await connection.close();
       bridge.close();
     },
+  };
+}
+
+/**
+ * Tells the sole client when its client turns out to speak 2026-07-28: its
+ * first request with the revision's envelope other than `server/discover`
+ * (a probe a 2025-era client may send before its `initialize`), as the SDK's
+ * stdio entry settles a connection's revision. Backends' requests outside
+ * calls are then refused at once, rather than after waiting 30 s for a
+ * 2025-era handshake that never comes.
+ */
+function tellWhenModern(wire: StdioServerTransport, soleClient: SoleClient): void {
+  const deliver = wire.onmessage;
+  wire.onmessage = (message) => {
+    if (
+      isJSONRPCRequest(message) &&
+      message.method !== "server/discover" &&
+      claimsModern(message)
+    ) {
+      soleClient.speaksModern();
+      wire.onmessage = deliver;
+    }
+    deliver?.(message);
   };
 }
 

@@ -1,7 +1,6 @@
 import {
   createMcpHandler,
   isLegacyRequest,
-  PROTOCOL_VERSION_META_KEY,
   type AuthInfo,
   type McpHttpHandler,
   type Server,
@@ -10,6 +9,7 @@ import {
 import type { Logger } from "../../../contract/log.js";
 import type { Principal } from "../../../contract/router.js";
 import type { McpHttpEndpoint } from "./http-sessions.js";
+import { claimsModern } from "./claims-modern.js";
 import { RequestServers } from "./request-servers.js";
 
 /**
@@ -58,6 +58,8 @@ export class BothRevisions implements McpHttpEndpoint {
       // Not JSON: the 2025-era transport answers it with its parse error.
       return this.legacy.handle(replayed(request, text), principal);
     }
+    // A claim goes to the modern handler, which answers even a malformed one, without
+    // the SDK's classifier running twice.
     if (
       request.headers.has("mcp-session-id") ||
       (!claimsModern(body) &&
@@ -71,21 +73,6 @@ export class BothRevisions implements McpHttpEndpoint {
     this.offChanges();
     await Promise.all([this.legacy.closeAll(), this.modern.close()]);
   }
-}
-
-/**
- * Whether a message claims revision 2026-07-28 or later by its envelope, as
- * every request of that revision does: it goes to the modern handler, which
- * answers even a malformed claim, without the SDK's classifier running twice.
- * Anything else (an `initialize`, a batch, a notification) is classified by
- * the SDK.
- */
-function claimsModern(body: unknown): boolean {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
-  const params = (body as { params?: unknown }).params;
-  if (typeof params !== "object" || params === null) return false;
-  const meta = (params as { _meta?: unknown })._meta;
-  return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /**
