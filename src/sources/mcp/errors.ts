@@ -63,8 +63,8 @@ export function isConnectionLost(err: unknown): boolean {
 
 /**
  * The system's codes for a connection that was never made: a request that
- * failed with one of them was not sent. A reset or a timeout is not among
- * them: the request may have arrived before it.
+ * failed with one of them was not sent. A reset, or a timeout once
+ * connected, is not among them: the request may have arrived before it.
  */
 const NOT_CONNECTED = new Set([
   "ECONNREFUSED",
