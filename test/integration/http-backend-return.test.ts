@@ -1,10 +1,13 @@
+import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Supervisor } from "../../src/broker/supervisor.js";
 import { startBroker, type TestBroker } from "../helpers/broker.js";
 import { answerWithMcp } from "../helpers/loopback-mcp.js";
+import { connectHttp } from "../helpers/mcp-client.js";
 
 /**
  * A remote MCP server that went away while the broker was not looking: the
@@ -90,5 +93,54 @@ describe("an HTTP backend that went away", () => {
     expect(res.body.error.message).toMatch(
       /^source \/remote failed to start \(attempt 1\) and is retried: .*nothing listens at that address \(connection refused\) \(next attempt in \d+ s\)$/,
     );
+  });
+});
+
+describe("a remote backend gone between two rounds of a call", () => {
+  it("is not sent the call again: its first round reached the backend", async () => {
+    const modern = spawn(
+      process.execPath,
+      [new URL("../fixtures/modern-server.mjs", import.meta.url).pathname, "--http", "0"],
+      { stdio: ["ignore", "pipe", "ignore"] },
+    );
+    const fixturePort = await new Promise<number>((resolve) =>
+      modern.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
+    );
+    const rounds = await startBroker({
+      tree: [
+        {
+          path: "/m",
+          source: { backend: "http", url: `http://127.0.0.1:${fixturePort}/mcp`, name: "m" },
+        },
+      ],
+    });
+    const client = await connectHttp(
+      rounds.url,
+      {},
+      {
+        path: "/mcp/m",
+        client: { capabilities: { sampling: {} } },
+      },
+    );
+    let asked = 0;
+    // The backend's question comes as a first round's answer; the backend is gone before the next.
+    client.setRequestHandler(CreateMessageRequestSchema, async () => {
+      asked += 1;
+      const gone = new Promise((resolve) => modern.once("exit", resolve));
+      modern.kill("SIGKILL");
+      await gone;
+      return { role: "assistant", model: "stand-in", content: { type: "text", text: "42" } };
+    });
+    try {
+      const outcome = await client
+        .callTool({ name: "ask", arguments: { question: "size?" } })
+        .then(JSON.stringify, (err: Error) => err.message);
+      expect(outcome).toContain("failed tools/call ask: nothing listens at that address");
+      expect(asked).toBe(1);
+    } finally {
+      await client.close();
+      await rounds.close();
+      modern.kill();
+    }
   });
 });

@@ -67,6 +67,8 @@ export async function inRounds<T>(
   where: { source: string; what: string },
   /** The source's own roots, answered here rather than asked of the caller. */
   roots?: ConfiguredRoots,
+  /** Told when a round was answered: whatever fails later, the request reached the backend. */
+  answered?: () => void,
 ): Promise<T> {
   const first = request.params;
   let next = first;
@@ -76,6 +78,7 @@ export async function inRounds<T>(
       allowInputRequired: true,
     });
     if (!isInputRequiredResult(result)) return result as T;
+    answered?.();
     if (round === MAX_INPUT_ROUNDS) {
       throw new BrokerError(
         "execution_failed",

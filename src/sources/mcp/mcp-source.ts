@@ -289,7 +289,7 @@ export class McpSource implements Router, Relayed {
       attributes: { [BACKEND_SOURCE]: this.name },
     };
     return backendOperation(op, (carrier) =>
-      this.relay(ctx, what, (client, options) =>
+      this.relay(ctx, what, (client, options, answered) =>
         inRounds<T>(
           client,
           {
@@ -304,6 +304,7 @@ export class McpSource implements Router, Relayed {
           ctx,
           { source: this.name, what },
           this.roots,
+          answered,
         ),
       ),
     );
@@ -314,13 +315,18 @@ export class McpSource implements Router, Relayed {
     return this.roots ? this.roots.offeredIn(ctx) : ctx;
   }
 
-  /** Runs one request at the backend on behalf of a caller, tracked while in flight. */
+  /**
+   * Runs one request at the backend on behalf of a caller, tracked while in
+   * flight. `send` calls `answered` when an answer came (a round of a
+   * multi-round request): after that, no failure means it was never sent.
+   */
   private relay<T>(
     ctx: CallContext,
     what: string,
-    send: (client: Client, options: RequestOptions) => Promise<T>,
+    send: (client: Client, options: RequestOptions, answered: () => void) => Promise<T>,
   ): Promise<T> {
     const client = this.connected();
+    let reached = false;
     const options: RequestOptions = {
       signal: ctx.signal,
       timeout: Math.max(1, ctx.deadline - Date.now()) + BACKSTOP_MS,
@@ -328,15 +334,15 @@ export class McpSource implements Router, Relayed {
     };
     return this.inFlight.track(ctx, async () => {
       try {
-        return await send(client, options);
+        return await send(client, options, () => (reached = true));
       } catch (err) {
         if (ctx.signal.aborted) throw backendError(ctx.signal.reason, this.name, what);
         // What the answer leaves out (an error page the backend sent) is here.
         if (!(err instanceof ProtocolError))
           this.log.warn({ source: this.name, what, err: errorText(err) }, "backend request failed");
         const error = backendError(err, this.name, what);
-        if (neverSent(err)) {
-          // Down before the request leaves, so that it can wait for the restart and go again.
+        if (!reached && neverSent(err)) {
+          // The source is down before the caller hears of it: the request waits for the restart.
           await client.close().catch(() => undefined);
           throw new NotDelivered(error);
         }
