@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -100,7 +101,7 @@ describe("a remote backend gone between two rounds of a call", () => {
   it("is not sent the call again: its first round reached the backend", async () => {
     const modern = spawn(
       process.execPath,
-      [new URL("../fixtures/modern-server.mjs", import.meta.url).pathname, "--http", "0"],
+      [fileURLToPath(new URL("../fixtures/modern-server.mjs", import.meta.url)), "--http", "0"],
       { stdio: ["ignore", "pipe", "ignore"] },
     );
     const fixturePort = await new Promise<number>((resolve) =>
