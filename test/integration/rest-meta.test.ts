@@ -151,6 +151,14 @@ describe("POST /meta_desc", () => {
 });
 
 describe("POST /meta_call", () => {
+  it("a backend that asks its caller for sampling is told a REST caller cannot be asked, and how to call", async () => {
+    const res = await broker.post("/meta_call", { path: "/fx/ask", args: { question: "?" } });
+    expect(res.body.is_error).toBe(true);
+    expect(JSON.stringify(res.body.output)).toContain(
+      "sampling/createMessage cannot reach the caller: its call came by the REST or JSON-RPC API, which cannot ask it anything; call the tool over MCP, from a client that offers sampling",
+    );
+  });
+
   it("calls the real tool by its real name through an alias, rendered as text", async () => {
     const res = await broker.post("/meta_call", { path: "/demo/add", args: { a: 2, b: 40 } });
     expect(res.status).toBe(200);

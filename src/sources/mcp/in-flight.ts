@@ -51,13 +51,20 @@ export class InFlight {
   routeRequest(request: ServerRequest, signal: AbortSignal): Promise<ClientResult> {
     if (this.sole && this.calls.size === 0) return this.sole.request(request, signal);
     const caller = this.soleCaller();
-    if (!caller?.request) {
+    if (!caller) {
       throw refused(
         ProtocolErrorCode.InvalidRequest,
         request,
         this.calls.size === 0
           ? `${request.method} can only be relayed during a call from a client`
           : `${request.method} cannot be routed: calls from several clients are in flight on this shared backend`,
+      );
+    }
+    if (!caller.request) {
+      throw refused(
+        ProtocolErrorCode.InvalidRequest,
+        request,
+        `${request.method} cannot reach the caller: its call came by the REST or JSON-RPC API, which cannot ask it anything; call the tool over MCP, from a client that offers ${capabilityLacking(request, {}) ?? "it"}`,
       );
     }
     const lacking =
