@@ -145,3 +145,42 @@ describe("a remote backend gone between two rounds of a call", () => {
     }
   });
 });
+
+describe("a remote server with a session stream of its own that goes away", () => {
+  const CONFORMANCE = fileURLToPath(new URL("../fixtures/conformance-server.mjs", import.meta.url));
+  /** The sessionful fixture over HTTP on `port` (0: any), and the port it took. */
+  async function sessionful(port: number) {
+    const child = spawn(process.execPath, [CONFORMANCE, "--http", String(port)], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    const taken = await new Promise<number>((resolve) =>
+      child.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
+    );
+    return { child, port: taken };
+  }
+
+  it("is found down by its broken stream, not by the next call, and comes back up with the server", async () => {
+    let server = await sessionful(0);
+    const watching = await startBroker({
+      tree: [
+        { path: "/s", source: { backend: "http", url: `http://127.0.0.1:${server.port}/mcp` } },
+      ],
+    });
+    const upOf = () => watching.broker.health().sources["/s"]!.up;
+    try {
+      expect(upOf()).toBe(true);
+      const gone = new Promise((resolve) => server.child.once("exit", resolve));
+      server.child.kill("SIGKILL");
+      await gone;
+      // No call is made: the session's stream, broken, is opened again once, and that fails.
+      await expect.poll(upOf, { timeout: 5_000 }).toBe(false);
+      server = await sessionful(server.port);
+      await expect.poll(upOf, { timeout: 20_000 }).toBe(true);
+      const res = await watching.post("/meta_call", { path: "/s/test_simple_text", args: {} });
+      expect(res.status).toBe(200);
+    } finally {
+      await watching.close();
+      server.child.kill();
+    }
+  }, 40_000);
+});

@@ -1,4 +1,7 @@
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  StreamableHTTPClientTransport,
+  type ReconnectionScheduler,
+} from "@modelcontextprotocol/client";
 import type { HttpSourceConfig } from "./config.js";
 import type { ConnectBackend } from "./backend-transport.js";
 import { ClientCredentials } from "./client-credentials.js";
@@ -11,21 +14,41 @@ import { ClientCredentials } from "./client-credentials.js";
 export function httpBackend(config: HttpSourceConfig): ConnectBackend {
   const grant = config.auth?.client_credentials;
   const authProvider = grant && new ClientCredentials(config.url, grant);
-  return () => ({
-    transport: new StreamableHTTPClientTransport(new URL(config.url), {
-      requestInit: { headers: config.headers ?? {} },
-      ...(authProvider ? { authProvider } : {}),
-      // Reconnecting the whole session is the supervisor's job, with its own backoff.
-      reconnectionOptions: {
-        maxRetries: 2,
-        initialReconnectionDelay: 250,
-        maxReconnectionDelay: 2000,
-        reconnectionDelayGrowFactor: 2,
+  return () => {
+    const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(
+      new URL(config.url),
+      {
+        requestInit: { headers: config.headers ?? {} },
+        ...(authProvider ? { authProvider } : {}),
+        reconnectionOptions: {
+          maxRetries: 2,
+          initialReconnectionDelay: 250,
+          maxReconnectionDelay: 2000,
+          reconnectionDelayGrowFactor: 2,
+        },
+        reconnectionScheduler: reconnectOnce(() => void transport.close()),
       },
-    }),
-    describe: endpointWords(config.url),
-    lastWords: () => [],
-  });
+    );
+    return { transport, describe: endpointWords(config.url), lastWords: () => [] };
+  };
+}
+
+/**
+ * A stream that broke (the session's own, or a call's) is opened again once;
+ * if that fails too (nothing listens any more, the session is gone), the
+ * connection is `lost`: closed, so the source is down and the supervisor
+ * opens a new session with its own backoff. Until then, a server that died
+ * went unnoticed, up in `/healthz`, until a call failed.
+ */
+function reconnectOnce(lost: () => void): ReconnectionScheduler {
+  return (reconnect, delay, attempt) => {
+    if (attempt > 0) {
+      lost();
+      return;
+    }
+    const timer = setTimeout(reconnect, delay);
+    return () => clearTimeout(timer);
+  };
 }
 
 /** A path segment that looks like a key or an id: long, with both letters and digits. */
