@@ -117,7 +117,12 @@ export class PinBook {
     for (const mount of mounts) {
       // A tool the config filters out is never mounted: what it says is nobody's concern.
       const filter = new ToolFilter(mount.source.tool_filter);
-      const tools = (lists.get(mount.id) ?? []).filter((t) => filter.allows(t.name));
+      // A name listed twice is mounted once, the first (the tree refuses the other): the
+      // other is not this tool's definition changed.
+      const names = new Set<string>();
+      const tools = (lists.get(mount.id) ?? []).filter(
+        (t) => filter.allows(t.name) && !names.has(t.name) && names.add(t.name),
+      );
       if (tools.length === 0) continue;
       const sourceKey = `pin-source:${JSON.stringify(mount.id)}`;
       const pinnedBefore =

@@ -18,7 +18,11 @@ export function fixtureCommand(): string[] {
  * A stdio source of the hand-written JSON-RPC server (fixtures/raw-stdio-server.mjs),
  * for handshakes the SDK's servers never make: `env` sets its revision and silence.
  */
-export function rawServerSource(env: { RAW_REVISION?: string; RAW_UNKNOWN?: "silent" }) {
+export function rawServerSource(env: {
+  RAW_REVISION?: string;
+  RAW_UNKNOWN?: "silent";
+  RAW_NAP_TWICE?: "1";
+}) {
   const server = fileURLToPath(new URL("../fixtures/raw-stdio-server.mjs", import.meta.url));
   return { backend: "stdio", command: [process.execPath, server], env };
 }

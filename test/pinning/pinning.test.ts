@@ -5,8 +5,15 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { openPinStore } from "../../src/pinning/pin-store.js";
 import { MemoryStore } from "../../src/state/memory.js";
-import { capturingLogger, startBroker, writeConfig, type TestBroker } from "../helpers/broker.js";
+import {
+  capturingLogger,
+  rawServerSource,
+  startBroker,
+  writeConfig,
+  type TestBroker,
+} from "../helpers/broker.js";
 import { runCli } from "../helpers/cli.js";
+import { everyone } from "../helpers/requests.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { bearer, configEntries, token } from "../helpers/tokens.js";
 
@@ -219,6 +226,24 @@ describe("pinned tool definitions", () => {
     const { broker } = await start(config);
     await signalBackend(broker);
     expect((await pins(broker)).changes.map((c: any) => c.path)).toEqual(["/notes/read_notes"]);
+  });
+
+  it("a tool a backend lists twice is the first one: the second is not its definition changed", async () => {
+    const log = capturingLogger();
+    const broker = await startBroker(
+      {
+        registry: { predefined: false },
+        pinning: { mode: "warn", store: freshStore() },
+        tree: [{ path: "/raw", source: rawServerSource({ RAW_NAP_TWICE: "1" }) }],
+      },
+      { log: log.log, ignoreBroken: true },
+    );
+    running.push(broker);
+    const said = () => log.lines().map((l) => l.msg);
+    // The tree that left the second out is built once the backend is up.
+    await expect.poll(said).toContain("tool left out");
+    expect(said()).not.toContain("tool definition changed since it was pinned");
+    expect(broker.broker.definitionChanges(everyone)).toEqual([]);
   });
 
   it("off: nothing is compared, nothing held", async () => {
