@@ -96,6 +96,8 @@ describe("guardedRequest and postJson", () => {
       (e: Error) => e,
     );
     expect(failure).toBeInstanceOf(NotReached);
-    expect((failure as Error).message).toContain("ECONNREFUSED");
+    expect((failure as Error).message).toBe(
+      `could not reach http://127.0.0.1:${port}: nothing listens at that address (connection refused)`,
+    );
   });
 });

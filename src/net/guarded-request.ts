@@ -2,6 +2,7 @@ import http, { type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
 import ipaddr from "ipaddr.js";
 import { guardedLookup, type AddressPolicy } from "./address-policy.js";
+import { CONNECT_FAILURE_WORDS, NOT_CONNECTED } from "./connect-failure.js";
 
 const MAX_REDIRECTS = 3;
 
@@ -19,14 +20,6 @@ export class NotReached extends RequestFailed {}
 
 /** The address policy refused every address of the host (the SSRF guard). */
 export class AddressRefused extends NotReached {}
-
-const NOT_REACHED = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-]);
 
 /** The methods a request may have (a REST API's operations use all of them). */
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | "TRACE";
@@ -124,13 +117,19 @@ function requestOnce(url: URL, options: GuardedRequest): Promise<GuardedResponse
     });
     request.on("error", (err: NodeJS.ErrnoException) => {
       if (options.signal.aborted) return reject(options.signal.reason);
+      const code = err.code ?? "";
       const Failure =
-        err.code === "EHOSTNOTALLOWED"
+        code === "EHOSTNOTALLOWED"
           ? AddressRefused
-          : NOT_REACHED.has(err.code ?? "")
+          : NOT_CONNECTED.has(code)
             ? NotReached
             : RequestFailed;
-      const what = err.code === "EHOSTNOTALLOWED" ? err.message : (err.code ?? err.message);
+      const what =
+        code === "EHOSTNOTALLOWED" || code === ""
+          ? err.message
+          : Object.hasOwn(CONNECT_FAILURE_WORDS, code)
+            ? CONNECT_FAILURE_WORDS[code]
+            : code;
       reject(new Failure(`could not reach ${where}: ${what}`));
     });
     request.on("response", (response) => {

@@ -6,6 +6,7 @@ import {
   SdkHttpError,
 } from "@modelcontextprotocol/client";
 import { BrokerError, type BackendProtocolError } from "../../contract/errors.js";
+import { NOT_CONNECTED } from "../../net/connect-failure.js";
 import { failureText, systemCodeOf } from "./failure-text.js";
 
 /** A failure of a request to an MCP backend, as the broker's error kinds. */
@@ -60,20 +61,6 @@ export function isConnectionLost(err: unknown): boolean {
   const code = (err as { cause?: { code?: string } })?.cause?.code;
   return err instanceof TypeError || code === "ECONNREFUSED" || code === "ECONNRESET";
 }
-
-/**
- * The system's codes for a connection that was never made: a request that
- * failed with one of them was not sent. A reset, or a timeout once
- * connected, is not among them: the request may have arrived before it.
- */
-const NOT_CONNECTED = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
 
 /** Whether a failed request surely never reached the backend: its connection was never made. */
 export function neverSent(err: unknown): boolean {

@@ -1,19 +1,12 @@
 import { SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
+import { CONNECT_FAILURE_WORDS } from "../../net/connect-failure.js";
 
 /** Node's codes for a program that cannot run or an address that cannot be reached. */
 const SYSTEM_MEANING: Readonly<Record<string, string>> = {
   ENOENT: "the program was not found: check the command and PATH",
   EACCES: "the program cannot be run: permission denied",
   ENOEXEC: "the file is not a program this system can run",
-  ECONNREFUSED: "nothing listens at that address (connection refused)",
-  ENOTFOUND: "the host name does not resolve",
-  EAI_AGAIN: "the host name could not be resolved: DNS did not answer",
-  ECONNRESET: "the connection was reset",
-  ETIMEDOUT: "the connection timed out",
-  EHOSTUNREACH: "the host cannot be reached",
-  ENETUNREACH: "the network cannot be reached",
-  UND_ERR_CONNECT_TIMEOUT: "the connection timed out",
-  UND_ERR_SOCKET: "the connection broke",
+  ...CONNECT_FAILURE_WORDS,
 };
 
 /** What the statuses a misconfigured backend answers most often mean to whoever configured it. */
