@@ -21,6 +21,7 @@ export function httpBackend(config: HttpSourceConfig): ConnectBackend {
         requestInit: { headers: config.headers ?? {} },
         ...(authProvider ? { authProvider } : {}),
         reconnectionOptions: {
+          // Enough for reconnectOnce to hear that its one attempt failed.
           maxRetries: 2,
           initialReconnectionDelay: 250,
           maxReconnectionDelay: 2000,
@@ -37,8 +38,9 @@ export function httpBackend(config: HttpSourceConfig): ConnectBackend {
  * A stream that broke (the session's own, or a call's) is opened again once;
  * if that fails too (nothing listens any more, the session is gone), the
  * connection is `lost`: closed, so the source is down and the supervisor
- * opens a new session with its own backoff. Until then, a server that died
- * went unnoticed, up in `/healthz`, until a call failed.
+ * opens a new session with its own backoff. The SDK alone would try again
+ * and then only report an error, leaving a server that died up in
+ * `/healthz` until a call found it gone.
  */
 function reconnectOnce(lost: () => void): ReconnectionScheduler {
   return (reconnect, delay, attempt) => {
