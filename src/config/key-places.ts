@@ -12,6 +12,7 @@ interface JsonSchema {
   readonly allOf?: readonly JsonSchema[];
   readonly $defs?: Readonly<Record<string, JsonSchema>>;
   readonly const?: unknown;
+  readonly required?: readonly string[];
 }
 
 /** A step of a place: a key, an item, or `ITEM` of a list or `NAME` of a map not given. */
@@ -63,11 +64,28 @@ export class KeyPlaces {
   }
 
   /**
+   * The keys the object at `at` needs and `given` lacks, where its fixed
+   * values pick one alternative (a source's `backend`); none otherwise.
+   */
+  lackingAt(at: readonly PropertyKey[], given: object): string[] {
+    const picked = this.objectsAt(at).filter(
+      (o) => o.properties !== undefined && fixedValuesFit(o, given),
+    );
+    if (picked.length !== 1) return [];
+    return (picked[0]!.required ?? []).filter((key) => !Object.hasOwn(given, key));
+  }
+
+  /**
    * Where `key`, refused by the object at `path`, goes instead, in words to
    * append to the refusal: the nearest places of the objects around it
-   * that take it (in steps up and down the config); nothing when none does.
+   * that take it (in steps up and down the config, at most `maxSteps`;
+   * only outside the refusing object if `outside`); nothing when none does.
    */
-  elsewhere(key: string, path: readonly PropertyKey[]): string {
+  elsewhere(
+    key: string,
+    path: readonly PropertyKey[],
+    { maxSteps = MAX_STEPS, outside = false }: { maxSteps?: number; outside?: boolean } = {},
+  ): string {
     // A JSON document's path has no symbols.
     const at = path.map((step) => (typeof step === "symbol" ? String(step) : step));
     // The object's own kind, and its other kinds (another backend's source), are not elsewhere.
@@ -80,9 +98,10 @@ export class KeyPlaces {
           const place = own.has(taker) ? undefined : alongside([...above, ...below], at);
           if (place === undefined) continue;
           const shared = sharedSteps(place, at);
+          if (outside && shared === at.length) continue;
           const steps = at.length - shared + place.length - shared;
           const words = placeWords(place);
-          if (steps <= MAX_STEPS && !found.has(words)) found.set(words, steps);
+          if (steps <= maxSteps && !found.has(words)) found.set(words, steps);
         }
     }
     const nearest = [...found].sort((a, b) => a[1] - b[1]);

@@ -124,9 +124,13 @@ function describeIssues(
   });
 }
 
+/** How far, in steps up and down the config, a key's place outweighs a missing key it may be. */
+const NEXT_DOOR = 2;
+
 /**
- * Keys an object does not take, each with the key it likely stands for or,
- * written in the wrong object, where it goes.
+ * Keys an object does not take, each with the key it likely stands for
+ * (a typo, or the one key it needs and lacks) or, written in the wrong
+ * object, where it goes.
  */
 function unrecognizedKeys(
   keys: readonly string[],
@@ -136,9 +140,18 @@ function unrecognizedKeys(
 ): string {
   const given = (valueAt(input, path) ?? {}) as object;
   const known = places.keysAt(path, given);
-  const words = keys.map(
-    (key) => `${JSON.stringify(key)}${keyMeant(key, known, given) || places.elsewhere(key, path)}`,
-  );
+  const lacking = places.lackingAt(path, given);
+  // One key too many and one too few: most likely the same key under another name (`cmd`
+  // for a missing `command`, rather than a typo of `cwd`; a node's `name` for its `path`,
+  // rather than its source's name), unless the key belongs next door (a `limits` beside).
+  const rename = keys.length === 1 && lacking.length === 1 ? lacking[0] : undefined;
+  const meant = (key: string): string =>
+    rename === undefined
+      ? keyMeant(key, known, given) || places.elsewhere(key, path)
+      : keyMeant(key, [rename], given) ||
+        places.elsewhere(key, path, { maxSteps: NEXT_DOOR, outside: true }) ||
+        ` (did you mean ${JSON.stringify(rename)}, the one key this object needs and lacks?)`;
+  const words = keys.map((key) => `${JSON.stringify(key)}${meant(key)}`);
   return `Unrecognized key${keys.length === 1 ? "" : "s"}: ${words.join(", ")}`;
 }
 

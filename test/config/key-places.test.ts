@@ -65,6 +65,26 @@ describe("a key written in the wrong object says where it goes", () => {
     ).toEqual(['$.tree[0].source: Unrecognized key: "redact" (it goes at the top level)']);
   });
 
+  it("one key too many and the one it needs missing: the same key under another name", () => {
+    const [, cmd] = problems({ tree: [{ path: "/a", source: { backend: "stdio", cmd: "srv" } }] });
+    expect(cmd).toBe(
+      '$.tree[0].source: Unrecognized key: "cmd" (did you mean "command", the one key this object needs and lacks?)',
+    );
+    const spec = problems({
+      tree: [{ path: "/api", source: { backend: "openapi", document: "api.json" } }],
+    });
+    expect(spec).toContain(
+      '$.tree[0].source: Unrecognized key: "document" (did you mean "spec", the one key this object needs and lacks?)',
+    );
+    // A node's name for its path, not its source's name; a timeout for the limits beside it.
+    expect(problems({ tree: [{ name: "/a", source: stdio }] })).toContain(
+      '$.tree[0]: Unrecognized key: "name" (did you mean "path", the one key this object needs and lacks?)',
+    );
+    expect(
+      problems({ tree: [{ path: "/b", source: { backend: "http", timeout_s: 5 } }] }),
+    ).toContain('$.tree[0].source: Unrecognized key: "timeout_s" (it goes in $.tree[0].limits)');
+  });
+
   it("never fails, whatever the key and wherever it was written", () => {
     const places = new KeyPlaces(ConfigSchema);
     const step = fc.oneof(
@@ -80,6 +100,7 @@ describe("a key written in the wrong object says where it goes", () => {
           const words = places.elsewhere(key, at);
           expect(words === "" || /^ \(it goes .+\)$/.test(words)).toBe(true);
           expect(Array.isArray(places.keysAt(at, {}))).toBe(true);
+          expect(Array.isArray(places.lackingAt(at, {}))).toBe(true);
         },
       ),
       { numRuns: fuzzRuns(300) },
