@@ -116,6 +116,23 @@ describe("a backend that fails says why, and only the log quotes it", () => {
     ).rejects.toThrow(/nothing listens at that address \(connection refused\)/);
   });
 
+  it("a start that fails again the same way logs its raw error once; each retry, in words", async () => {
+    const backend = await flakyBackend();
+    const url = backend.url;
+    await backend.close();
+    const { log, lines } = capturingLogger();
+    const broker = await Broker.start(config([{ path: "/f", source: { backend: "http", url } }]), {
+      log,
+      ignoreBroken: true,
+    });
+    cleanups.push(() => broker.close());
+    const retried = () => lines().filter((l) => l.msg === "source failed to start; it is retried");
+    await expect.poll(() => retried().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    const raw = lines().filter((l) => l.msg === "source failed to start");
+    expect(raw.filter((l) => l.level === 40)).toHaveLength(1);
+    expect(raw.filter((l) => l.level === 20).length).toBeGreaterThanOrEqual(2);
+  });
+
   it("a live program whose handshake fails: what failed, not 'exited'", async () => {
     await expect(
       Broker.start(

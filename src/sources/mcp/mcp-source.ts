@@ -99,6 +99,8 @@ export class McpSource implements Router, Relayed {
   private toolsHint: CacheHint | undefined;
   private up = false;
   private closed = false;
+  /** What the last failed start logged, while the source has not come up since. */
+  private lastFailure: string | undefined;
   private readonly downListeners = new Set<(reason: string) => void>();
   private readonly changeListeners = new Set<(what: ChangeKind) => void>();
   private readonly notificationListeners = new Set<(n: SourceNotification) => void>();
@@ -406,6 +408,7 @@ export class McpSource implements Router, Relayed {
     this.client = client;
     this.connection = connection;
     this.up = true;
+    this.lastFailure = undefined;
     await this.interest.restore(client);
     this.log.info(
       {
@@ -501,15 +504,18 @@ export class McpSource implements Router, Relayed {
    */
   private logLastWords(connection: BackendConnection, msg: string, err?: unknown): void {
     const words = connection.lastWords();
-    this.log.warn(
-      {
-        source: this.name,
-        backend: connection.describe,
-        ...(err === undefined ? {} : { err: errorText(err) }),
-        ...(words.length > 0 ? { stderr: words } : {}),
-      },
-      msg,
-    );
+    const said = {
+      source: this.name,
+      backend: connection.describe,
+      ...(err === undefined ? {} : { err: errorText(err) }),
+      ...(words.length > 0 ? { stderr: words } : {}),
+    };
+    // A start that fails again the same way (a server down for an hour, retried every 30 s)
+    // is the supervisor's line each time; its raw error and last words, once.
+    const failure = err === undefined ? undefined : JSON.stringify(said);
+    const again = failure !== undefined && failure === this.lastFailure;
+    if (failure !== undefined) this.lastFailure = failure;
+    this.log[again ? "debug" : "warn"](said, msg);
   }
 
   private emitChange(what: ChangeKind): void {
