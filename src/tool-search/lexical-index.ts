@@ -1,3 +1,4 @@
+import { adjacentSwaps } from "../contract/nearest-name.js";
 import SearchableMap from "minisearch/SearchableMap";
 import { analyze } from "./analyze.js";
 import type { SearchableTool } from "./searchable-tool.js";
@@ -255,6 +256,11 @@ export class LexicalIndex {
     for (const { term, weight } of terms) {
       if (term.length < 5 || this.holds(term)) {
         add(term, weight);
+        // A short word is one typo from too many others; two neighbouring letters swapped
+        // ("evn") stand for one word, mostly.
+        if (term.length >= 3 && !this.holds(term))
+          for (const swapped of adjacentSwaps(term))
+            if (this.holds(swapped)) add(swapped, weight * FUZZY_WEIGHT);
         continue;
       }
       let taken = 0;
