@@ -158,8 +158,9 @@ export class LexicalIndex {
   /**
    * The tools matching any of the terms, best first, ties by path. A term of
    * five letters or more that no tool holds (a typo, a part of a word) stands
-   * for the terms it begins and those one typo away, for less; a term the
-   * index holds matches only itself.
+   * for the terms it begins and those one typo away, for less; one of three
+   * letters or more, for those two neighbouring letters swapped make; a term
+   * the index holds matches only itself.
    */
   search(terms: readonly WeightedTerm[], visible?: Visible): LexicalHit[] {
     const live = visible?.count ?? this.docOf.size;
@@ -254,13 +255,16 @@ export class LexicalIndex {
     const add = (term: string, weight: number) =>
       weights.set(term, Math.max(weight, weights.get(term) ?? 0));
     for (const { term, weight } of terms) {
-      if (term.length < 5 || this.holds(term)) {
+      if (this.holds(term) || term.length < 3) {
         add(term, weight);
-        // A short word is one typo from too many others; two neighbouring letters swapped
-        // ("evn") stand for one word, mostly.
-        if (term.length >= 3 && !this.holds(term))
-          for (const swapped of adjacentSwaps(term))
-            if (this.holds(swapped)) add(swapped, weight * FUZZY_WEIGHT);
+        continue;
+      }
+      // Two neighbouring letters swapped ("lgos", "nubmer") are one slip of the fingers, not
+      // the two edits the radix tree counts; a short word is one edit from too many others.
+      for (const swapped of adjacentSwaps(term))
+        if (this.holds(swapped)) add(swapped, weight * FUZZY_WEIGHT);
+      if (term.length < 5) {
+        add(term, weight);
         continue;
       }
       let taken = 0;

@@ -73,9 +73,10 @@ describe("ToolSearch ranking, on 229 real tools of 12 servers and 98 requests", 
     search.update(tools);
     expect(await ranked(search, "wether forcast")).toContain("/open-meteo/weather_forecast");
     expect(await ranked(search, "kubect logs")).toContain("/kubernetes/kubectl_logs");
-    // A short word with two neighbouring letters swapped.
+    // Two neighbouring letters swapped, in a short word and a long one.
     expect((await ranked(search, "kubectl lgos"))[0]).toBe("/kubernetes/kubectl_logs");
     expect((await ranked(search, "pod lgos"))[0]).toBe("/kubernetes/kubectl_logs");
+    expect(await ranked(search, "weahter")).toContain("/open-meteo/weather_forecast");
   });
 
   it("gives only what the caller accepts, and no more than the limit", async () => {
