@@ -57,8 +57,7 @@ export class KeyPlaces {
    * fixed values pick (a source's `backend`), of all where none fits.
    */
   keysAt(at: readonly PropertyKey[], given: object): string[] {
-    const objects = this.objectsAt(at).filter((o) => o.properties !== undefined);
-    const picked = objects.filter((o) => fixedValuesFit(o, given));
+    const { objects, picked } = this.picked(at, given);
     const keys = (picked.length > 0 ? picked : objects).flatMap((o) => Object.keys(o.properties!));
     return [...new Set(keys)];
   }
@@ -68,9 +67,7 @@ export class KeyPlaces {
    * values pick one alternative (a source's `backend`); none otherwise.
    */
   lackingAt(at: readonly PropertyKey[], given: object): string[] {
-    const picked = this.objectsAt(at).filter(
-      (o) => o.properties !== undefined && fixedValuesFit(o, given),
-    );
+    const { picked } = this.picked(at, given);
     if (picked.length !== 1) return [];
     return (picked[0]!.required ?? []).filter((key) => !Object.hasOwn(given, key));
   }
@@ -112,6 +109,15 @@ export class KeyPlaces {
       .filter(([, steps]) => steps <= nearest[0]![1] + 1)
       .map(([words]) => words);
     return ` (it goes ${named.join(" or ")})`;
+  }
+
+  /** The object schemas at `at`, and those of them whose fixed values are `given`'s. */
+  private picked(
+    at: readonly PropertyKey[],
+    given: object,
+  ): { objects: JsonSchema[]; picked: JsonSchema[] } {
+    const objects = this.objectsAt(at).filter((o) => o.properties !== undefined);
+    return { objects, picked: objects.filter((o) => fixedValuesFit(o, given)) };
   }
 
   /** The object schemas a value at `at` may be, following the path's keys and items. */
